@@ -1,0 +1,39 @@
+# `make train` and `make test` create .venv themselves on a fresh machine.
+VENV ?= .venv
+PYTHON ?= python3
+PY := $(VENV)/bin/python
+
+.PHONY: train test test-slow bench lint format clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev,compare]'
+	touch $@
+
+# The main job. Until the trainer lands (issue 5) it runs the benchmark.
+train: $(VENV)/.installed
+	$(PY) experiments/bench.py
+
+bench: $(VENV)/.installed
+	$(PY) experiments/bench.py
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+# pytest exits 5 when it collects nothing; that must not pass as success.
+test: lint
+	$(PY) -m pytest; status=$$?; \
+	if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$status
+
+test-slow: $(VENV)/.installed
+	$(PY) -m pytest -m slow; status=$$?; \
+	if [ $$status -eq 5 ]; then echo "pytest collected no slow tests" >&2; exit 1; fi; exit $$status
+
+format: $(VENV)/.installed
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -1,0 +1,30 @@
+"""Game registry: `make(name, **options)` and `available_games()`."""
+
+from __future__ import annotations
+
+from hexjax.games._base import Game, State, Symmetry
+from hexjax.games.hex import Hex, HexState
+
+_REGISTRY: dict[str, type[Game]] = {"hex": Hex}
+
+
+def available_games() -> list[str]:
+    """Names accepted by `make`."""
+    return sorted(_REGISTRY)
+
+
+def make(name: str, **options) -> Game:
+    """A game by name with its options, e.g. `make("hex", size=7, swap=True)`."""
+    try:
+        cls = _REGISTRY[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown game {name!r}; available: {', '.join(available_games())}"
+        ) from None
+    try:
+        return cls(**options)
+    except TypeError as error:
+        raise ValueError(f"bad options for {name!r}: {error}") from None
+
+
+__all__ = ["Game", "Hex", "HexState", "State", "Symmetry", "available_games", "make"]

@@ -1,0 +1,222 @@
+"""The game protocol: state fields, step semantics and host helpers shared by every game.
+
+A game subclass holds static configuration (board size, rule options) and implements the rules
+for ONE unbatched game; callers apply `jax.vmap` at the edge. The semantics written here, once:
+
+- `step` on a terminated state returns it unchanged (absorbing terminal state);
+- `step` with an illegal or out-of-range action makes the mover lose (inside jit nothing can
+  raise); the board is left as it was;
+- `rewards` is the outcome per player, set when the game ends and kept afterwards;
+- a terminated state has an all-False `legal_action_mask`.
+"""
+
+from __future__ import annotations
+
+import abc
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+
+@struct.dataclass
+class State:
+    """Fields every game state has (see DESIGN.md); games subclass it to add private fields."""
+
+    board: jax.Array  # int8[n, n]: 0 empty, 1 player 0's stone, 2 player 1's stone
+    current_player: jax.Array  # int32: side to move, 0 moves first
+    legal_action_mask: jax.Array  # bool[num_actions]: legal moves of the side to move
+    terminated: jax.Array  # bool
+    rewards: jax.Array  # float32[2]: +1 win, -1 loss, 0 draw or not over
+    winner: jax.Array  # int32: -1 none or draw, else 0 or 1
+    step_count: jax.Array  # int32: plies played
+
+
+@dataclass(frozen=True)
+class Symmetry:
+    """A board symmetry for data augmentation.
+
+    `action_map[a]` is the image of action `a`; `observation_fn` maps an observation
+    (float32[n, n, C], or batched [..., n, n, C]) to the observation of the transformed
+    position. Values from the mover's view are unchanged by every symmetry listed by a game.
+    `swaps_colours` says whether the board transform also exchanges the players' roles.
+    """
+
+    name: str
+    action_map: np.ndarray  # int32[num_actions]
+    observation_fn: Callable[[jax.Array], jax.Array]
+    board_fn: Callable[[np.ndarray], np.ndarray]  # int8[n, n] -> int8[n, n], colours as stated
+    swaps_colours: bool = False
+
+    def transform_policy(self, policy: jax.Array) -> jax.Array:
+        """policy: [..., num_actions] -> policy of the transformed position."""
+        inverse = np.argsort(self.action_map)
+        return policy[..., inverse]
+
+
+def outcome_rewards(winner: jax.Array, terminated: jax.Array) -> jax.Array:
+    """float32[2] rewards from `winner` (-1 none/draw): +1 winner, -1 loser, else 0."""
+    sign = jnp.where(terminated & (winner >= 0), 1.0, 0.0)
+    mine = jnp.where(winner == 0, 1.0, -1.0) * sign
+    return jnp.stack([mine, -mine]).astype(jnp.float32)
+
+
+class Game(abc.ABC):
+    """Static configuration plus pure rule functions for one game.
+
+    Subclasses implement `init`, `_play` (a legal action on a live state), `observe`,
+    `observation_shape`, `symmetries`, coordinate parsing/printing, `render` and `_from_board`.
+    """
+
+    name: str
+    size: int
+    num_actions: int
+
+    # --- pure functions (jit / vmap-able) -------------------------------------------------
+
+    @abc.abstractmethod
+    def init(self, key: jax.Array) -> State:
+        """Initial state. `key` is accepted for games with random starts; Hex ignores it."""
+
+    @abc.abstractmethod
+    def _play(self, state: State, action: jax.Array) -> State:
+        """Apply a legal `action` to a live state; need not set `rewards` (the base does)."""
+
+    @abc.abstractmethod
+    def observe(self, state: State) -> jax.Array:
+        """float32[*observation_shape] from the side to move's view."""
+
+    @property
+    @abc.abstractmethod
+    def observation_shape(self) -> tuple[int, ...]: ...
+
+    @property
+    @abc.abstractmethod
+    def symmetries(self) -> tuple[Symmetry, ...]: ...
+
+    def step(self, state: State, action: jax.Array) -> State:
+        """One ply. Illegal or out-of-range `action` on a live state: the mover loses."""
+        action = jnp.asarray(action, jnp.int32)
+        in_range = (action >= 0) & (action < self.num_actions)
+        safe_action = jnp.clip(action, 0, self.num_actions - 1)
+        # A terminated state has an all-False mask, so `legal` is False there too.
+        legal = in_range & state.legal_action_mask[safe_action]
+        played = self._play(state, safe_action)
+        nxt = jax.tree.map(lambda new, old: jnp.where(legal, new, old), played, state)
+        forfeit = ~legal & ~state.terminated
+        terminated = nxt.terminated | forfeit
+        winner = jnp.where(forfeit, 1 - state.current_player, nxt.winner).astype(jnp.int32)
+        return nxt.replace(
+            terminated=terminated,
+            winner=winner,
+            legal_action_mask=nxt.legal_action_mask & ~forfeit,
+            rewards=outcome_rewards(winner, terminated),
+        )
+
+    # --- host helpers (plain Python, validated) --------------------------------------------
+
+    @abc.abstractmethod
+    def action_to_string(self, action: int) -> str: ...
+
+    @abc.abstractmethod
+    def string_to_action(self, text: str) -> int: ...
+
+    @abc.abstractmethod
+    def render(self, state: State) -> str: ...
+
+    @abc.abstractmethod
+    def _from_board(self, board: np.ndarray, to_play: int) -> State: ...
+
+    @functools.cached_property
+    def _jit_step(self):
+        return jax.jit(self.step)
+
+    @functools.cached_property
+    def _jit_init(self):
+        return jax.jit(self.init)
+
+    def new_state(self) -> State:
+        """The start position (host convenience; `init(key)` is the pure form)."""
+        return self._jit_init(jax.random.key(0))
+
+    def legal_actions(self, state: State) -> list[int]:
+        return [int(a) for a in np.flatnonzero(np.asarray(state.legal_action_mask))]
+
+    def parse_moves(self, moves: str | Iterable[int | str]) -> list[int]:
+        """Actions from a move-list string ("a1 b2 c3", "a1,b2" or compact "a1b2c3") or a
+        sequence of actions / move strings. Raises ValueError naming the bad move."""
+        tokens = self._split_move_string(moves) if isinstance(moves, str) else list(moves)
+        actions = []
+        for index, token in enumerate(tokens):
+            try:
+                actions.append(self._to_action(token))
+            except ValueError as error:
+                raise ValueError(f"move {index + 1} ({token!r}): {error}") from None
+        return actions
+
+    def format_moves(self, actions: Sequence[int]) -> str:
+        """Move-list string, space separated; `parse_moves` and `from_moves` read it back."""
+        return " ".join(self.action_to_string(int(a)) for a in actions)
+
+    def from_moves(self, moves: str | Iterable[int | str]) -> State:
+        """State after playing `moves` from the start; raises ValueError on an illegal move."""
+        state = self.new_state()
+        for index, action in enumerate(self.parse_moves(moves)):
+            label = f"move {index + 1} ({self.action_to_string(action)})"
+            if bool(state.terminated):
+                raise ValueError(f"{label}: the game is already over")
+            if not bool(state.legal_action_mask[action]):
+                raise ValueError(f"{label}: {self._illegal_reason(state, action)}")
+            state = self._jit_step(state, action)
+        return state
+
+    def from_board(self, board, to_play: int) -> State:
+        """State for a composed position. `board`: n x n of 0/1/2 (nested lists or array) or a
+        string with one row per line using '.', 'x'/'X'/'B' (player 0), 'o'/'O'/'W' (player 1)."""
+        array = self._board_array(board)
+        if to_play not in (0, 1) or isinstance(to_play, bool):
+            raise ValueError(f"to_play must be 0 or 1, got {to_play!r}")
+        return self._from_board(array, int(to_play))
+
+    def _to_action(self, token: int | str) -> int:
+        if isinstance(token, str):
+            return self.string_to_action(token)
+        if isinstance(token, bool) or not isinstance(token, int | np.integer):
+            raise ValueError(f"expected an action index or a move string, got {token!r}")
+        if not 0 <= int(token) < self.num_actions:
+            raise ValueError(f"action {int(token)} is outside 0..{self.num_actions - 1}")
+        return int(token)
+
+    def _split_move_string(self, text: str) -> list[str]:
+        return text.replace(",", " ").replace(";", " ").split()
+
+    def _illegal_reason(self, state: State, action: int) -> str:
+        return "illegal here"
+
+    def _board_array(self, board) -> np.ndarray:
+        n = self.size
+        if isinstance(board, str):
+            rows = [
+                row.split() if " " in row.strip() else list(row.strip())
+                for row in board.strip().splitlines()
+                if row.strip()
+            ]
+            symbols = {".": 0, "x": 1, "X": 1, "B": 1, "b": 1, "o": 2, "O": 2, "W": 2, "w": 2}
+            try:
+                board = [[symbols[s] for s in row] for row in rows]
+            except KeyError as error:
+                raise ValueError(f"unknown board symbol {error.args[0]!r}; use . x o") from None
+        array = np.asarray(board)
+        if array.shape != (n, n):
+            raise ValueError(f"board must be {n}x{n}, got shape {array.shape}")
+        if not np.issubdtype(array.dtype, np.integer):
+            raise ValueError(f"board cells must be integers 0, 1 or 2, got dtype {array.dtype}")
+        bad = ~np.isin(array, (0, 1, 2))
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            raise ValueError(f"board cell ({r}, {c}) is {array[r, c]}; cells must be 0, 1 or 2")
+        return array.astype(np.int8)

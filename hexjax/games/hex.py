@@ -1,0 +1,359 @@
+"""Hex on an n x n rhombus, with the optional swap rule.
+
+Board (n = 4), each row shifted right; action = r * n + c; HexGui coordinates a1 = top-left:
+
+      a b c d
+    1  . . . .          player 0 (X, Black) joins row 0 to row n-1
+     2  . . . .         player 1 (O, White) joins column 0 to column n-1
+      3  . . . .
+       4  . . . .
+
+Neighbours of (r, c): (r-1, c) (r-1, c+1) (r, c-1) (r, c+1) (r+1, c-1) (r+1, c).
+
+Win detection keeps a group label per cell (`group`): every stone carries the label of its
+connected group, which is the smallest of its members' own labels (cell + 4) and of the edges
+it touches (0 top, 1 bottom, 2 left, 3 right). Placing a stone reads the labels of its six
+neighbours (off-board neighbours read the edge label), relabels the groups it joins in one
+vectorised compare-and-select over the board, and wins when the joined labels contain both of
+the mover's edges. Constant work per step, no data-dependent loop.
+
+Swap (`swap=True`): on the second ply only, action n*n takes over the first stone reflected
+across the long diagonal, (r, c) -> (c, r), so each colour keeps its edges (HexGui, LittleGolem
+and OpenSpiel's convention). Player 0 then moves again.
+
+Observation float32[n, n, C], side to move's view: own stones, opponent stones, the cells of the
+two edges the mover must join, the opponent's edge cells, and (swap games) a plane of ones
+while the swap is available.
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+from hexjax.games._base import Game, State, Symmetry, outcome_rewards
+
+TOP, BOTTOM, LEFT, RIGHT = 0, 1, 2, 3
+_NUM_EDGES = 4
+_NO_GROUP = np.iinfo(np.int16).max  # label of a neighbour that is not the mover's stone
+_SYMBOLS = {0: ".", 1: "X", 2: "O"}
+MIN_SIZE, MAX_SIZE = 2, 19
+
+
+@struct.dataclass
+class HexState(State):
+    group: jax.Array  # int16[n * n]: group label of each stone; empty cell c holds c + 4
+
+
+def _neighbour_table(n: int) -> np.ndarray:
+    """int32[n*n, 6]: neighbour cell indices; off-board neighbours -> n*n + edge id."""
+    offsets = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))
+    table = np.zeros((n * n, 6), np.int32)
+    for r in range(n):
+        for c in range(n):
+            for k, (dr, dc) in enumerate(offsets):
+                rr, cc = r + dr, c + dc
+                if rr < 0:
+                    table[r * n + c, k] = n * n + TOP
+                elif rr >= n:
+                    table[r * n + c, k] = n * n + BOTTOM
+                elif cc < 0:
+                    table[r * n + c, k] = n * n + LEFT
+                elif cc >= n:
+                    table[r * n + c, k] = n * n + RIGHT
+                else:
+                    table[r * n + c, k] = rr * n + cc
+    return table
+
+
+class Hex(Game):
+    """Hex, any size from 2 to 19, optional swap rule. See the module docstring."""
+
+    name = "hex"
+
+    def __init__(self, size: int = 11, swap: bool = False):
+        if isinstance(size, bool) or not isinstance(size, int | np.integer):
+            raise ValueError(f"hex size must be an integer, got {size!r}")
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise ValueError(f"hex size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
+        if not isinstance(swap, bool | np.bool_):
+            raise ValueError(f"hex swap must be True or False, got {swap!r}")
+        self.size = n = int(size)
+        self.swap = bool(swap)
+        self.num_cells = n * n
+        self.num_actions = n * n + (1 if self.swap else 0)
+        # Per cell and neighbour: the on-board index, or which edge (as a colour and a label).
+        neighbours = _neighbour_table(n)
+        self._neighbour_on_board = neighbours < n * n
+        self._neighbour_inside = np.minimum(neighbours, n * n - 1)
+        edge = np.maximum(neighbours - n * n, 0)
+        self._neighbour_edge_colour = np.array([1, 1, 2, 2], np.int8)[edge]
+        self._neighbour_edge_label = edge.astype(np.int16)
+        cells = np.arange(n * n)
+        self._transpose = (cells % n) * n + cells // n
+        self._initial_group = (cells + _NUM_EDGES).astype(np.int16)
+        rows, cols = np.divmod(cells, n)
+        edges0 = ((rows == 0) | (rows == n - 1)).reshape(n, n)
+        edges1 = ((cols == 0) | (cols == n - 1)).reshape(n, n)
+        self._goal_edges = np.stack([edges0, edges1]).astype(np.float32)  # [2, n, n]
+
+    def __repr__(self) -> str:
+        return f"Hex(size={self.size}, swap={self.swap})"
+
+    # --- rules ---------------------------------------------------------------------------
+
+    def init(self, key: jax.Array) -> HexState:
+        del key  # Hex starts from the empty board.
+        n = self.size
+        mask = jnp.zeros(self.num_actions, jnp.bool_).at[: self.num_cells].set(True)
+        return HexState(
+            board=jnp.zeros((n, n), jnp.int8),
+            current_player=jnp.int32(0),
+            legal_action_mask=mask,
+            terminated=jnp.bool_(False),
+            rewards=jnp.zeros(2, jnp.float32),
+            winner=jnp.int32(-1),
+            step_count=jnp.int32(0),
+            group=jnp.asarray(self._initial_group),
+        )
+
+    def _place(self, board, group, cell, colour):
+        """Put a `colour` stone on `cell` of the flat board; merge groups; detect the win.
+
+        board: int8[n*n], group: int16[n*n], cell: int32, colour: int8 (1 or 2).
+        Returns (board, group, connected: bool).
+        """
+        cells = jnp.arange(self.num_cells)
+        inside = jnp.asarray(self._neighbour_inside)[cell]  # int32[6], clamped onto the board
+        on_board = jnp.asarray(self._neighbour_on_board)[cell]  # bool[6]
+        neighbour_colour = jnp.where(
+            on_board, board[inside], jnp.asarray(self._neighbour_edge_colour)[cell]
+        )
+        neighbour_label = jnp.where(
+            on_board, group[inside], jnp.asarray(self._neighbour_edge_label)[cell]
+        )
+        joined = jnp.where(neighbour_colour == colour, neighbour_label, _NO_GROUP)  # int16[6]
+        label = jnp.minimum(joined.min(), (cell + _NUM_EDGES).astype(jnp.int16))
+        first_edge = (2 * (colour - 1)).astype(jnp.int16)
+        connected = (joined == first_edge).any() & (joined == first_edge + 1).any()
+        here = cells == cell
+        relabel = here | (group[:, None] == joined[None, :]).any(axis=1)
+        group = jnp.where(relabel, label, group)
+        board = jnp.where(here, colour, board)
+        return board, group, connected
+
+    def _play(self, state: HexState, action: jax.Array) -> HexState:
+        n = self.size
+        mover = state.current_player
+        colour = (mover + 1).astype(jnp.int8)
+        board = state.board.reshape(-1)
+        group = state.group
+        cell = action
+        if self.swap:
+            # The only stone on the board moves to its mirror image and changes colour.
+            is_swap = action == self.num_cells
+            first_stone = jnp.argmax(board != 0)
+            cell = jnp.where(is_swap, jnp.asarray(self._transpose)[first_stone], action)
+            board = jnp.where(is_swap, jnp.int8(0), board)
+            group = jnp.where(is_swap, jnp.asarray(self._initial_group), group)
+        board, group, connected = self._place(board, group, cell, colour)
+        step_count = state.step_count + 1
+        return state.replace(
+            board=board.reshape(n, n),
+            group=group,
+            current_player=1 - mover,
+            legal_action_mask=self._legal_mask(board, step_count, connected),
+            terminated=connected,
+            winner=jnp.where(connected, mover, -1).astype(jnp.int32),
+            step_count=step_count,
+        )
+
+    def _legal_mask(self, board, step_count, terminated):
+        mask = (board == 0) & ~terminated
+        if self.swap:
+            swap_legal = (step_count == 1) & ~terminated
+            mask = jnp.concatenate([mask, swap_legal[None]])
+        return mask
+
+    # --- observation and symmetries --------------------------------------------------------
+
+    @property
+    def observation_shape(self) -> tuple[int, int, int]:
+        return (self.size, self.size, 5 if self.swap else 4)
+
+    def observe(self, state: HexState) -> jax.Array:
+        mover = state.current_player
+        own = state.board == (mover + 1).astype(jnp.int8)
+        opponent = state.board == (2 - mover).astype(jnp.int8)
+        goals = jnp.asarray(self._goal_edges)
+        planes = [own, opponent, goals[mover], goals[1 - mover]]
+        if self.swap:
+            planes.append(jnp.broadcast_to(state.legal_action_mask[-1], own.shape))
+        return jnp.stack(planes, axis=-1).astype(jnp.float32)
+
+    @functools.cached_property
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """Identity and 180-degree rotation keep each colour's edges. Reflecting across either
+        diagonal exchanges the colours; from the mover's view it is again a symmetry, listed
+        only without the swap rule (the swap move is defined for player 0's first stone)."""
+        n = self.size
+        cells = np.arange(n * n)
+        rows, cols = np.divmod(cells, n)
+
+        def action_map(cell_map):
+            extra = [n * n] if self.swap else []
+            return np.concatenate([cell_map, extra]).astype(np.int32)
+
+        def colour_swap(board):
+            return np.where(board == 0, 0, 3 - board).astype(np.int8)
+
+        result = [
+            Symmetry("identity", action_map(cells), lambda obs: obs, lambda b: np.array(b)),
+            Symmetry(
+                "rotate180",
+                action_map((n - 1 - rows) * n + (n - 1 - cols)),
+                lambda obs: jnp.flip(obs, axis=(-3, -2)),
+                lambda b: np.array(b)[::-1, ::-1],
+            ),
+        ]
+        if not self.swap:
+            result += [
+                Symmetry(
+                    "transpose",
+                    action_map(cols * n + rows),
+                    lambda obs: jnp.swapaxes(obs, -3, -2),
+                    lambda b: colour_swap(np.array(b).T),
+                    swaps_colours=True,
+                ),
+                Symmetry(
+                    "antitranspose",
+                    action_map((n - 1 - cols) * n + (n - 1 - rows)),
+                    lambda obs: jnp.flip(jnp.swapaxes(obs, -3, -2), axis=(-3, -2)),
+                    lambda b: colour_swap(np.array(b).T[::-1, ::-1]),
+                    swaps_colours=True,
+                ),
+            ]
+        return tuple(result)
+
+    # --- host helpers ----------------------------------------------------------------------
+
+    def action_to_string(self, action: int) -> str:
+        action = self._to_action(int(action))
+        if action == self.num_cells:
+            return "swap"
+        row, col = divmod(action, self.size)
+        return f"{string.ascii_lowercase[col]}{row + 1}"
+
+    def string_to_action(self, text: str) -> int:
+        """HexGui coordinates: column letter, row number from 1 ("a1" top-left); "swap"."""
+        token = text.strip().lower()
+        if token in ("swap", "swap-pieces"):
+            if not self.swap:
+                raise ValueError("swap is not enabled in this game (use swap=True)")
+            return self.num_cells
+        n = self.size
+        last_col = string.ascii_lowercase[n - 1]
+        if len(token) < 2 or not token[0].isalpha() or not token[1:].isdigit():
+            raise ValueError(f"{text!r} is not a cell like 'a1' (columns a-{last_col}, rows 1-{n})")
+        col = ord(token[0]) - ord("a")
+        row = int(token[1:]) - 1
+        if not (0 <= col < n and 0 <= row < n):
+            raise ValueError(
+                f"{text!r} is off the {n}x{n} board (columns a-{last_col}, rows 1-{n})"
+            )
+        return row * n + col
+
+    def _split_move_string(self, text: str) -> list[str]:
+        tokens = []
+        for chunk in super()._split_move_string(text):
+            tokens += _split_compact(chunk)
+        return tokens
+
+    def _illegal_reason(self, state: HexState, action: int) -> str:
+        if action == self.num_cells:
+            return "swap is only allowed as the second move"
+        return "that cell is already occupied"
+
+    def render(self, state: HexState) -> str:
+        n = self.size
+        board = np.asarray(state.board)
+        width = len(str(n))
+        lines = [" " * (width + 2) + " ".join(string.ascii_lowercase[:n])]
+        for r in range(n):
+            cells = " ".join(_SYMBOLS[int(v)] for v in board[r])
+            lines.append(" " * r + str(r + 1).rjust(width) + "  " + cells)
+        if bool(state.terminated):
+            lines.append(f"{'XO'[int(state.winner)]} wins" if int(state.winner) >= 0 else "over")
+        else:
+            side = "X (top-bottom)" if int(state.current_player) == 0 else "O (left-right)"
+            lines.append(f"{side} to move")
+        return "\n".join(lines)
+
+    def _from_board(self, board: np.ndarray, to_play: int) -> HexState:
+        return self._jit_from_board(jnp.asarray(board), jnp.int32(to_play))
+
+    @functools.cached_property
+    def _jit_from_board(self):
+        return jax.jit(self.state_from_board)
+
+    def state_from_board(self, board: jax.Array, to_play: jax.Array) -> HexState:
+        """Pure form of `from_board` (no validation): stones placed one by one, in cell order,
+        through the same group merging as `step`; the winner is whoever got connected."""
+        flat = board.reshape(-1).astype(jnp.int8)
+
+        def place(carry, cell):
+            labels_board, group, connected = carry
+            colour = flat[cell]
+            new_board, new_group, joined = self._place(labels_board, group, cell, colour)
+            occupied = colour != 0
+            return (
+                jnp.where(occupied, new_board, labels_board),
+                jnp.where(occupied, new_group, group),
+                connected.at[jnp.maximum(colour - 1, 0)].max(joined & occupied),
+            ), None
+
+        start = (jnp.zeros_like(flat), jnp.asarray(self._initial_group), jnp.zeros(2, jnp.bool_))
+        (_, group, connected), _ = jax.lax.scan(place, start, jnp.arange(self.num_cells))
+        terminated = connected.any()
+        winner = jnp.where(connected[0], 0, jnp.where(connected[1], 1, -1)).astype(jnp.int32)
+        stones = (flat != 0).sum().astype(jnp.int32)
+        mask = (flat == 0) & ~terminated
+        if self.swap:
+            swap_legal = (stones == 1) & (flat == 1).any() & (to_play == 1) & ~terminated
+            mask = jnp.concatenate([mask, swap_legal[None]])
+        return HexState(
+            board=flat.reshape(board.shape),
+            current_player=jnp.asarray(to_play, jnp.int32),
+            legal_action_mask=mask,
+            terminated=terminated,
+            rewards=outcome_rewards(winner, terminated),
+            winner=winner,
+            step_count=stones,
+            group=group,
+        )
+
+
+def _split_compact(chunk: str) -> list[str]:
+    """'a1b12swapc3' -> ['a1', 'b12', 'swap', 'c3']; anything unparseable is kept whole."""
+    tokens, i = [], 0
+    lower = chunk.lower()
+    while i < len(chunk):
+        for word in ("swap-pieces", "swap"):
+            if lower.startswith(word, i):
+                tokens.append(chunk[i : i + len(word)])
+                i += len(word)
+                break
+        else:
+            j = i + 1
+            while j < len(chunk) and chunk[j].isdigit():
+                j += 1
+            if j == i + 1 or not chunk[i].isalpha():
+                return [chunk]  # not compact notation; let the parser report it whole
+            tokens.append(chunk[i:j])
+            i = j
+    return tokens

@@ -1,0 +1,16 @@
+"""Shared test settings: the option sets each registered game is tested under."""
+
+import jax
+
+jax.config.update("jax_enable_x64", False)
+
+# Every registered game must appear here, so that none escapes the conformance suite.
+CONFORMANCE_OPTIONS = {
+    "hex": [
+        {"size": 2},
+        {"size": 5},
+        {"size": 11},
+        {"size": 4, "swap": True},
+        {"size": 9, "swap": True},
+    ],
+}
