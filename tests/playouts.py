@@ -13,7 +13,7 @@ def max_plies(game) -> int:
     return game.num_actions + 2 if game.name == "hex" else 2 * game.num_actions + 2
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _playout_fn(game, batch: int, plies: int):
     init = jax.vmap(game.init)
     step = jax.vmap(game.step)

@@ -72,8 +72,15 @@ def test_legal_mask_nonempty_while_live_and_empty_when_over(played):
 def test_terminal_state_is_absorbing(played):
     _, states, _ = played
     was_over = states.terminated[:-1]
-    for field in ("board", "current_player", "legal_action_mask", "rewards", "winner",
-                  "step_count", "terminated"):
+    for field in (
+        "board",
+        "current_player",
+        "legal_action_mask",
+        "rewards",
+        "winner",
+        "step_count",
+        "terminated",
+    ):
         value = getattr(states, field)
         same = (value[1:] == value[:-1]).reshape(value.shape[0] - 1, value.shape[1], -1).all(-1)
         assert same[was_over].all(), field

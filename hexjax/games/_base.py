@@ -200,17 +200,21 @@ class Game(abc.ABC):
     def _board_array(self, board) -> np.ndarray:
         n = self.size
         if isinstance(board, str):
-            rows = [
+            board = [
                 row.split() if " " in row.strip() else list(row.strip())
                 for row in board.strip().splitlines()
                 if row.strip()
             ]
+        try:
+            array = np.asarray(board)
+        except ValueError:
+            raise ValueError(f"board must be {n}x{n}; its rows have different lengths") from None
+        if array.dtype.kind in "US":
             symbols = {".": 0, "x": 1, "X": 1, "B": 1, "b": 1, "o": 2, "O": 2, "W": 2, "w": 2}
-            try:
-                board = [[symbols[s] for s in row] for row in rows]
-            except KeyError as error:
-                raise ValueError(f"unknown board symbol {error.args[0]!r}; use . x o") from None
-        array = np.asarray(board)
+            unknown = sorted(set(array.ravel().tolist()) - set(symbols))
+            if unknown:
+                raise ValueError(f"unknown board symbol {unknown[0]!r}; use . x o (or B W)")
+            array = np.vectorize(symbols.__getitem__, otypes=[np.int8])(array)
         if array.shape != (n, n):
             raise ValueError(f"board must be {n}x{n}, got shape {array.shape}")
         if not np.issubdtype(array.dtype, np.integer):
