@@ -40,19 +40,23 @@ from hexjax.games._base import Game, State, Symmetry, outcome_rewards
 
 TOP, BOTTOM, LEFT, RIGHT = 0, 1, 2, 3
 _NUM_EDGES = 4
-_NO_GROUP = np.iinfo(np.int16).max  # label of a neighbour that is not the mover's stone
 _SYMBOLS = {0: ".", 1: "X", 2: "O"}
 MIN_SIZE, MAX_SIZE = 2, 19
 
 
 @struct.dataclass
 class HexState(State):
-    group: jax.Array  # int16[n * n]: group label of each stone; empty cell c holds c + 4
+    group: jax.Array  # int8[n * n] (n <= 11) or int16[n * n]: group label of each stone;
+    # an empty cell c holds c + 4. The narrow type doubles the SIMD width of the merge.
 
 
 def _neighbour_table(n: int) -> np.ndarray:
-    """int32[n*n, 6]: neighbour cell indices; off-board neighbours -> n*n + edge id."""
-    offsets = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))
+    """int32[n*n, 6]: neighbour cell indices; off-board neighbours -> n*n + edge id.
+
+    Neighbours go round the hexagon, so each pair (0, 1), (2, 3), (4, 5) are neighbours of each
+    other: two of the mover's stones in one pair are in one group.
+    """
+    offsets = ((-1, 0), (-1, 1), (0, 1), (1, 0), (1, -1), (0, -1))
     table = np.zeros((n * n, 6), np.int32)
     for r in range(n):
         for c in range(n):
@@ -93,10 +97,13 @@ class Hex(Game):
         self._neighbour_inside = np.minimum(neighbours, n * n - 1)
         edge = np.maximum(neighbours - n * n, 0)
         self._neighbour_edge_colour = np.array([1, 1, 2, 2], np.int8)[edge]
-        self._neighbour_edge_label = edge.astype(np.int16)
+        self._label_dtype = np.int8 if n * n + _NUM_EDGES < 127 else np.int16
+        # Stands for "not one of the mover's groups"; never a real label.
+        self._no_group = np.iinfo(self._label_dtype).max
+        self._neighbour_edge_label = edge.astype(self._label_dtype)
         cells = np.arange(n * n)
         self._transpose = (cells % n) * n + cells // n
-        self._initial_group = (cells + _NUM_EDGES).astype(np.int16)
+        self._initial_group = (cells + _NUM_EDGES).astype(self._label_dtype)
         rows, cols = np.divmod(cells, n)
         edges0 = ((rows == 0) | (rows == n - 1)).reshape(n, n)
         edges1 = ((cols == 0) | (cols == n - 1)).reshape(n, n)
@@ -125,7 +132,7 @@ class Hex(Game):
     def _place(self, board, group, cell, colour):
         """Put a `colour` stone on `cell` of the flat board; merge groups; detect the win.
 
-        board: int8[n*n], group: int16[n*n], cell: int32, colour: int8 (1 or 2).
+        board: int8[n*n], group: int8/int16[n*n], cell: int32, colour: int8 (1 or 2).
         Returns (board, group, connected: bool).
         """
         cells = jnp.arange(self.num_cells)
@@ -137,9 +144,14 @@ class Hex(Game):
         neighbour_label = jnp.where(
             on_board, group[inside], jnp.asarray(self._neighbour_edge_label)[cell]
         )
-        joined = jnp.where(neighbour_colour == colour, neighbour_label, _NO_GROUP)  # int16[6]
-        label = jnp.minimum(joined.min(), (cell + _NUM_EDGES).astype(jnp.int16))
-        first_edge = (2 * (colour - 1)).astype(jnp.int16)
+        dtype = self._label_dtype
+        # Labels of the mover's groups around `cell` (others: a value no cell holds).
+        joined = jnp.where(neighbour_colour == colour, neighbour_label, dtype(self._no_group))
+        # Ring neighbours pair up into one group each, so three labels cover every group
+        # joined (halving the compares below). A stone on an edge carries that edge's label.
+        joined = jnp.minimum(joined[0::2], joined[1::2])  # [3]
+        label = jnp.minimum(joined.min(), (cell + _NUM_EDGES).astype(dtype))
+        first_edge = (2 * (colour - 1)).astype(dtype)
         connected = (joined == first_edge).any() & (joined == first_edge + 1).any()
         here = cells == cell
         relabel = here | (group[:, None] == joined[None, :]).any(axis=1)
