@@ -85,7 +85,7 @@ class JaxEngine:
 
     def plies_per_game(self) -> float:
         """Mean length of the games that finished: a check that engines play the same game."""
-        return self.game_plies / max(self.games, 1)
+        return self.game_plies / self.games if self.games else float("nan")
 
 
 class OpenSpielEngine:
@@ -110,7 +110,7 @@ class OpenSpielEngine:
         return moves / (time.perf_counter() - start)
 
     def plies_per_game(self) -> float:
-        return self.moves / max(self.games, 1)
+        return self.moves / self.games if self.games else float("nan")
 
 
 def hex_engines(size: int, batch: int, steps: int, skip: list[str]) -> list:
@@ -169,9 +169,10 @@ def bench_hex(args) -> list[dict]:
                 "all": rates[engine.name],
                 "plies_per_game": engine.plies_per_game(),
             }
-            if "hexjax" in rates and engine.name != "hexjax":
-                ratios = [a / b for a, b in zip(rates["hexjax"], rates[engine.name], strict=True)]
-                row["hexjax_ratio"] = statistics.median(ratios)
+            for ours, key in (("hexjax", "hexjax_ratio"), ("hexjax+observe", "observe_ratio")):
+                if ours in rates and engine.name not in ("hexjax", "hexjax+observe"):
+                    pairs = zip(rates[ours], rates[engine.name], strict=True)
+                    row[key] = statistics.median(a / b for a, b in pairs)
             rows.append(row)
             print(
                 f"  {label} batch {batch:5d} {engine.name:15s} "
@@ -183,11 +184,14 @@ def bench_hex(args) -> list[dict]:
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| game | engine | batch | moves/s (median) | plies/game | hexjax ÷ engine (median) |",
-        "|---|---|---:|---:|---:|---:|",
+        "| game | engine | batch | moves/s (median) | plies/game | hexjax ÷ engine "
+        "| hexjax+observe ÷ engine |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
-        ratio = f"{row['hexjax_ratio']:.2f}x" if "hexjax_ratio" in row else ""
+        ratio = " | ".join(
+            f"{row[key]:.2f}x" if key in row else "" for key in ("hexjax_ratio", "observe_ratio")
+        )
         batch = row["batch"] if row["engine"] != "open_spiel" else "1 (Python loop)"
         lines.append(
             f"| {row['game']} | {row['engine']} | {batch} | {row['moves_per_s']:,.0f} | "

@@ -122,6 +122,9 @@ def test_move_lists_round_trip(hex3):
     assert hex3.format_moves(actions) == "a1 b2 c3 b1"
     assert hex3.parse_moves("a1 b2 c3 b1") == actions
     assert hex3.parse_moves("a1b2c3b1") == actions
+    assert hex3.format_moves(actions, compact=True) == "a1b2c3b1"
+    big = hexjax.make("hex", size=19)
+    assert big.parse_moves(big.format_moves([360, 0, 18, 342], compact=True)) == [360, 0, 18, 342]
     assert hex3.parse_moves("a1, b2,c3;b1") == actions
     assert hex3.parse_moves(["a1", 4, "c3", 1]) == actions
     swap = hexjax.make("hex", size=3, swap=True)

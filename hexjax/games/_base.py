@@ -158,9 +158,11 @@ class Game(abc.ABC):
                 raise ValueError(f"move {index + 1} ({token!r}): {error}") from None
         return actions
 
-    def format_moves(self, actions: Sequence[int]) -> str:
-        """Move-list string, space separated; `parse_moves` and `from_moves` read it back."""
-        return " ".join(self.action_to_string(int(a)) for a in actions)
+    def format_moves(self, actions: Sequence[int], compact: bool = False) -> str:
+        """Move-list string, space separated ("a1 b2 c3") or, with `compact`, run together
+        ("a1b2c3"); `parse_moves` and `from_moves` read either back."""
+        separator = "" if compact else " "
+        return separator.join(self.action_to_string(int(a)) for a in actions)
 
     def from_moves(self, moves: str | Iterable[int | str]) -> State:
         """State after playing `moves` from the start; raises ValueError on an illegal move."""
@@ -175,8 +177,9 @@ class Game(abc.ABC):
         return state
 
     def from_board(self, board, to_play: int) -> State:
-        """State for a composed position. `board`: n x n of 0/1/2 (nested lists or array) or a
-        string with one row per line using '.', 'x'/'X'/'B' (player 0), 'o'/'O'/'W' (player 1)."""
+        """State for a composed position. `board`: n x n of 0/1/2 (nested lists or array), or
+        text: one string with a row per line, or a list of row strings, using '.' (empty),
+        'x'/'X'/'B' (player 0) and 'o'/'O'/'W' (player 1), spaces between cells optional."""
         array = self._board_array(board)
         if to_play not in (0, 1) or isinstance(to_play, bool):
             raise ValueError(f"to_play must be 0 or 1, got {to_play!r}")
@@ -199,6 +202,13 @@ class Game(abc.ABC):
 
     def _board_array(self, board) -> np.ndarray:
         n = self.size
+        rows_as_text = (
+            isinstance(board, list | tuple)
+            and all(isinstance(row, str) for row in board)
+            and any(len(row.strip()) > 1 for row in board)  # rows, not single symbols
+        )
+        if rows_as_text:
+            board = "\n".join(board)
         if isinstance(board, str):
             board = [
                 row.split() if " " in row.strip() else list(row.strip())
