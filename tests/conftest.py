@@ -13,4 +13,11 @@ CONFORMANCE_OPTIONS = {
         {"size": 4, "swap": True},
         {"size": 9, "swap": True},
     ],
+    "gomoku": [
+        {"size": 5, "win_length": 4},
+        {"size": 9},
+        {"size": 15},
+        {"size": 9, "rule": "standard"},
+        {"size": 7, "win_length": 3, "rule": "standard"},
+    ],
 }

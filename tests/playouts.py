@@ -10,7 +10,7 @@ from hexjax.sampling import random_legal_action
 
 def max_plies(game) -> int:
     """An upper bound on a game's length, plus two plies to exercise the terminal state."""
-    return game.num_actions + 2 if game.name == "hex" else 2 * game.num_actions + 2
+    return game.max_plies + 2
 
 
 @functools.cache

@@ -56,9 +56,9 @@ def test_observation_shape_and_dtype(played):
     assert np.isfinite(np.asarray(obs)).all()
 
 
-def test_every_game_ends(played):
-    _, states, _ = played
-    assert states.terminated[-1].all()
+def test_every_game_ends_within_max_plies(played):
+    game, states, _ = played
+    assert states.terminated[game.max_plies].all()
 
 
 def test_legal_mask_nonempty_while_live_and_empty_when_over(played):

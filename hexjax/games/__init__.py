@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from hexjax.games._base import Game, State, Symmetry
+from hexjax.games.gomoku import Gomoku
 from hexjax.games.hex import Hex, HexState
 
-_REGISTRY: dict[str, type[Game]] = {"hex": Hex}
+_REGISTRY: dict[str, type[Game]] = {"hex": Hex, "gomoku": Gomoku}
 
 
 def available_games() -> list[str]:
@@ -27,4 +28,4 @@ def make(name: str, **options) -> Game:
         raise ValueError(f"bad options for {name!r}: {error}") from None
 
 
-__all__ = ["Game", "Hex", "HexState", "State", "Symmetry", "available_games", "make"]
+__all__ = ["Game", "Gomoku", "Hex", "HexState", "State", "Symmetry", "available_games", "make"]

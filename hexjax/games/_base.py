@@ -60,9 +60,9 @@ class Symmetry:
 
 def outcome_rewards(winner: jax.Array, terminated: jax.Array) -> jax.Array:
     """float32[2] rewards from `winner` (-1 none/draw): +1 winner, -1 loser, else 0."""
-    sign = jnp.where(terminated & (winner >= 0), 1.0, 0.0)
-    mine = jnp.where(winner == 0, 1.0, -1.0) * sign
-    return jnp.stack([mine, -mine]).astype(jnp.float32)
+    decided = terminated & (winner >= 0)
+    first = jnp.where(decided, jnp.where(winner == 0, 1.0, -1.0), 0.0)
+    return jnp.stack([first, jnp.where(decided, -first, 0.0)]).astype(jnp.float32)
 
 
 class Game(abc.ABC):
@@ -75,6 +75,7 @@ class Game(abc.ABC):
     name: str
     size: int
     num_actions: int
+    max_plies: int  # no game lasts longer (passes and swaps included)
 
     # --- pure functions (jit / vmap-able) -------------------------------------------------
 
@@ -194,8 +195,11 @@ class Game(abc.ABC):
             raise ValueError(f"action {int(token)} is outside 0..{self.num_actions - 1}")
         return int(token)
 
+    _move_words: tuple[str, ...] = ()  # non-cell moves ("swap", "pass"), longest first
+
     def _split_move_string(self, text: str) -> list[str]:
-        return text.replace(",", " ").replace(";", " ").split()
+        chunks = text.replace(",", " ").replace(";", " ").split()
+        return [token for chunk in chunks for token in split_compact(chunk, self._move_words)]
 
     def _illegal_reason(self, state: State, action: int) -> str:
         return "illegal here"
@@ -234,3 +238,24 @@ class Game(abc.ABC):
             r, c = np.argwhere(bad)[0]
             raise ValueError(f"board cell ({r}, {c}) is {array[r, c]}; cells must be 0, 1 or 2")
         return array.astype(np.int8)
+
+
+def split_compact(chunk: str, words: Sequence[str] = ()) -> list[str]:
+    """'a1b12swapc3' -> ['a1', 'b12', 'swap', 'c3']: cells are a letter then digits, `words`
+    stand alone. Anything else is returned whole, for the parser to report."""
+    tokens, i = [], 0
+    lower = chunk.lower()
+    while i < len(chunk):
+        word = next((w for w in words if lower.startswith(w, i)), None)
+        if word is not None:
+            tokens.append(chunk[i : i + len(word)])
+            i += len(word)
+            continue
+        j = i + 1
+        while j < len(chunk) and chunk[j].isdigit():
+            j += 1
+        if j == i + 1 or not chunk[i].isalpha():
+            return [chunk]
+        tokens.append(chunk[i:j])
+        i = j
+    return tokens

@@ -79,6 +79,7 @@ class Hex(Game):
     """Hex, any size from 2 to 19, optional swap rule. See the module docstring."""
 
     name = "hex"
+    _move_words = ("swap-pieces", "swap")
 
     def __init__(self, size: int = 11, swap: bool = False):
         if isinstance(size, bool) or not isinstance(size, int | np.integer):
@@ -91,6 +92,7 @@ class Hex(Game):
         self.swap = bool(swap)
         self.num_cells = n * n
         self.num_actions = n * n + (1 if self.swap else 0)
+        self.max_plies = self.num_actions  # every cell filled, plus the swap
         # Per cell and neighbour: the on-board index, or which edge (as a colour and a label).
         neighbours = _neighbour_table(n)
         self._neighbour_on_board = neighbours < n * n
@@ -280,12 +282,6 @@ class Hex(Game):
             )
         return row * n + col
 
-    def _split_move_string(self, text: str) -> list[str]:
-        tokens = []
-        for chunk in super()._split_move_string(text):
-            tokens += _split_compact(chunk)
-        return tokens
-
     def _illegal_reason(self, state: HexState, action: int) -> str:
         if action == self.num_cells:
             return "swap is only allowed as the second move"
@@ -348,24 +344,3 @@ class Hex(Game):
             step_count=stones,
             group=group,
         )
-
-
-def _split_compact(chunk: str) -> list[str]:
-    """'a1b12swapc3' -> ['a1', 'b12', 'swap', 'c3']; anything unparseable is kept whole."""
-    tokens, i = [], 0
-    lower = chunk.lower()
-    while i < len(chunk):
-        for word in ("swap-pieces", "swap"):
-            if lower.startswith(word, i):
-                tokens.append(chunk[i : i + len(word)])
-                i += len(word)
-                break
-        else:
-            j = i + 1
-            while j < len(chunk) and chunk[j].isdigit():
-                j += 1
-            if j == i + 1 or not chunk[i].isalpha():
-                return [chunk]  # not compact notation; let the parser report it whole
-            tokens.append(chunk[i:j])
-            i = j
-    return tokens

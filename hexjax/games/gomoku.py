@@ -1,0 +1,238 @@
+"""Gomoku on an n x n board, k in a row: freestyle (k or more wins) or standard (exactly k).
+
+Black (player 0) moves first; a full board with no winner is a draw. Coordinates are those of
+renju boards: column letter from the left, row number from the BOTTOM ("h8" is the centre of
+15x15); action = r * n + c with row r = 0 at the top, as on every hexjax board.
+
+The win check after a move reads only the four lines through it: a precomputed table gives, for
+each cell and direction, the k cells on either side, so one gather and a run count settle it in
+constant work per step. Runs are measured up to 2k + 1 stones, enough to tell exactly k from an
+overline.
+
+Rule variants hook in through `_variant_forbidden` (cells removed from the mover's legal mask)
+and `_variant_planes` (extra observation planes); freestyle and standard add nothing. Renju's
+forbidden moves are a separate variant.
+
+Observation float32[n, n, 3] from the mover's view: own stones, opponent stones, and a plane of
+ones when the mover is Black.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from hexjax.games import _square
+from hexjax.games._base import Game, State, Symmetry, outcome_rewards
+
+RULES = ("freestyle", "standard")
+MIN_SIZE, MAX_SIZE = 5, 19
+_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # along a row, a column, both diagonals
+_SYMBOLS = {0: ".", 1: "X", 2: "O"}
+
+
+def _line_table(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """int32[n*n, 4, 2k+1] cell indices at offsets -k..k along each direction (clamped onto
+    the board) and bool[n*n, 4, 2k+1] saying which are on the board."""
+    offsets = np.arange(-k, k + 1)
+    rows, cols = np.divmod(np.arange(n * n), n)
+    index = np.zeros((n * n, 4, 2 * k + 1), np.int32)
+    valid = np.zeros((n * n, 4, 2 * k + 1), bool)
+    for d, (dr, dc) in enumerate(_DIRECTIONS):
+        rr = rows[:, None] + dr * offsets[None, :]
+        cc = cols[:, None] + dc * offsets[None, :]
+        inside = (rr >= 0) & (rr < n) & (cc >= 0) & (cc < n)
+        index[:, d] = np.where(inside, rr * n + cc, 0)
+        valid[:, d] = inside
+    return index, valid
+
+
+def longest_runs(board: np.ndarray) -> np.ndarray:
+    """Host helper: the lengths of the maximal runs on `board`, a list per colour (index 1, 2)."""
+    n = board.shape[0]
+    runs: list[list[int]] = [[], [], []]
+    for dr, dc in _DIRECTIONS:
+        for r in range(n):
+            for c in range(n):
+                colour = int(board[r, c])
+                pr, pc = r - dr, c - dc
+                if colour == 0 or (0 <= pr < n and 0 <= pc < n and board[pr, pc] == colour):
+                    continue  # empty, or not the first stone of its run
+                length = 0
+                while 0 <= r + length * dr < n and 0 <= c + length * dc < n:
+                    if board[r + length * dr, c + length * dc] != colour:
+                        break
+                    length += 1
+                runs[colour].append(length)
+    return runs
+
+
+class Gomoku(Game):
+    """Gomoku, freestyle or standard. See the module docstring."""
+
+    name = "gomoku"
+
+    def __init__(self, size: int = 15, win_length: int = 5, rule: str = "freestyle"):
+        if isinstance(size, bool) or not isinstance(size, int | np.integer):
+            raise ValueError(f"gomoku size must be an integer, got {size!r}")
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise ValueError(f"gomoku size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
+        if isinstance(win_length, bool) or not isinstance(win_length, int | np.integer):
+            raise ValueError(f"gomoku win_length must be an integer, got {win_length!r}")
+        if not 3 <= win_length <= size:
+            raise ValueError(
+                f"gomoku win_length must be between 3 and the size {size}, got {win_length}"
+            )
+        if rule == "renju":
+            raise ValueError("rule 'renju' is not available yet; use 'freestyle' or 'standard'")
+        if rule not in RULES:
+            raise ValueError(f"gomoku rule must be one of {', '.join(RULES)}, got {rule!r}")
+        self.size = n = int(size)
+        self.win_length = int(win_length)
+        self.rule = rule
+        self.num_cells = n * n
+        self.num_actions = n * n
+        self.max_plies = n * n
+        self._line_index, self._line_valid = _line_table(n, self.win_length)
+
+    def __repr__(self) -> str:
+        return f"Gomoku(size={self.size}, win_length={self.win_length}, rule={self.rule!r})"
+
+    # --- rules ---------------------------------------------------------------------------
+
+    def init(self, key: jax.Array) -> State:
+        del key  # Gomoku starts from the empty board.
+        n = self.size
+        board = jnp.zeros((n, n), jnp.int8)
+        return State(
+            board=board,
+            current_player=jnp.int32(0),
+            legal_action_mask=self._legal_mask(board.reshape(-1), jnp.int32(0), jnp.bool_(False)),
+            terminated=jnp.bool_(False),
+            rewards=jnp.zeros(2, jnp.float32),
+            winner=jnp.int32(-1),
+            step_count=jnp.int32(0),
+        )
+
+    def _run_lengths(self, board: jax.Array, cell: jax.Array, colour: jax.Array) -> jax.Array:
+        """int32[4]: length of the run of `colour` through `cell` in each direction, counting
+        up to k stones on either side. board: int8[n*n] with the stone already on `cell`."""
+        k = self.win_length
+        same = (board[jnp.asarray(self._line_index)[cell]] == colour) & jnp.asarray(
+            self._line_valid
+        )[cell]  # [4, 2k+1]
+        before = jnp.cumprod(same[:, :k][:, ::-1], axis=1).sum(axis=1)
+        after = jnp.cumprod(same[:, k + 1 :], axis=1).sum(axis=1)
+        return (1 + before + after).astype(jnp.int32)
+
+    def _wins(self, runs: jax.Array) -> jax.Array:
+        if self.rule == "standard":
+            return (runs == self.win_length).any()
+        return (runs >= self.win_length).any()
+
+    def _variant_forbidden(self, board: jax.Array, mover: jax.Array) -> jax.Array | None:
+        """bool[n*n] of empty cells the mover may not play (rule variants); None for none."""
+        del board, mover
+        return None
+
+    def _variant_planes(self, state: State) -> list[jax.Array]:
+        """Extra observation planes of a rule variant, each [n, n]."""
+        del state
+        return []
+
+    def _legal_mask(self, board, mover, terminated):
+        mask = (board == 0) & ~terminated
+        forbidden = self._variant_forbidden(board, mover)
+        return mask if forbidden is None else mask & ~forbidden
+
+    def _play(self, state: State, action: jax.Array) -> State:
+        mover = state.current_player
+        colour = (mover + 1).astype(jnp.int8)
+        cells = jnp.arange(self.num_cells)
+        board = jnp.where(cells == action, colour, state.board.reshape(-1))
+        won = self._wins(self._run_lengths(board, action, colour))
+        step_count = state.step_count + 1
+        terminated = won | (step_count >= self.num_cells)
+        next_player = 1 - mover
+        return state.replace(
+            board=board.reshape(self.size, self.size),
+            current_player=next_player,
+            legal_action_mask=self._legal_mask(board, next_player, terminated),
+            terminated=terminated,
+            winner=jnp.where(won, mover, -1).astype(jnp.int32),
+            step_count=step_count,
+        )
+
+    # --- observation and symmetries --------------------------------------------------------
+
+    @property
+    def observation_shape(self) -> tuple[int, int, int]:
+        return (self.size, self.size, 3 + self._num_variant_planes)
+
+    _num_variant_planes = 0
+
+    def observe(self, state: State) -> jax.Array:
+        mover = state.current_player
+        own = state.board == (mover + 1).astype(jnp.int8)
+        opponent = state.board == (2 - mover).astype(jnp.int8)
+        black = jnp.broadcast_to(mover == 0, own.shape)
+        planes = [own, opponent, black, *self._variant_planes(state)]
+        return jnp.stack(planes, axis=-1).astype(jnp.float32)
+
+    @functools.cached_property
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        return _square.dihedral_symmetries(self.size)
+
+    # --- host helpers ----------------------------------------------------------------------
+
+    def action_to_string(self, action: int) -> str:
+        return _square.format_cell(self._to_action(int(action)), self.size, rows_from_bottom=True)
+
+    def string_to_action(self, text: str) -> int:
+        """Renju-board coordinates: column letter from the left, row number from the bottom."""
+        return _square.parse_cell(text, self.size, rows_from_bottom=True)
+
+    def _illegal_reason(self, state: State, action: int) -> str:
+        if int(np.asarray(state.board).reshape(-1)[action]) != 0:
+            return "that point is already taken"
+        return "that point is forbidden for this player"
+
+    def render(self, state: State) -> str:
+        board = np.asarray(state.board)
+        lines = _square.render_grid(board, rows_from_bottom=True, symbols=_SYMBOLS)
+        if bool(state.terminated):
+            winner = int(state.winner)
+            lines.append(f"{'XO'[winner]} wins" if winner >= 0 else "draw")
+        else:
+            lines.append(f"{'XO'[int(state.current_player)]} to move")
+        return "\n".join(lines)
+
+    def _winner_of_board(self, board: np.ndarray) -> int:
+        runs = longest_runs(board)
+        k = self.win_length
+        wins = [
+            p
+            for p in (0, 1)
+            if any((r == k) if self.rule == "standard" else (r >= k) for r in runs[p + 1])
+        ]
+        if len(wins) == 2:
+            raise ValueError(f"both players have {k} in a row; such a position cannot arise")
+        return wins[0] if wins else -1
+
+    def _from_board(self, board: np.ndarray, to_play: int) -> State:
+        winner = self._winner_of_board(board)
+        stones = int((board != 0).sum())
+        terminated = winner >= 0 or stones == self.num_cells
+        flat = jnp.asarray(board.reshape(-1))
+        return State(
+            board=jnp.asarray(board),
+            current_player=jnp.int32(to_play),
+            legal_action_mask=self._legal_mask(flat, jnp.int32(to_play), jnp.bool_(terminated)),
+            terminated=jnp.bool_(terminated),
+            rewards=outcome_rewards(jnp.int32(winner), jnp.bool_(terminated)),
+            winner=jnp.int32(winner),
+            step_count=jnp.int32(stones),
+        )
