@@ -113,8 +113,23 @@ class OpenSpielEngine:
         return self.moves / self.games if self.games else float("nan")
 
 
-def hex_engines(size: int, batch: int, steps: int, skip: list[str]) -> list:
-    game = hexjax.make("hex", size=size)
+# Each benchmarked game: hexjax options, pgx id (None: not in pgx), OpenSpiel name and params.
+GAMES = {
+    "hex": (dict(name="hex", size=11), "hex", ("hex", {"board_size": 11})),
+    "gomoku": (dict(name="gomoku", size=15, rule="freestyle"), None, ("gomoku", {"size": 15})),
+    "othello": (dict(name="othello", size=8), "othello", ("othello", {})),
+}
+
+
+def game_label(name: str) -> str:
+    options = GAMES[name][0]
+    rule = f" {options['rule']}" if "rule" in options else ""
+    return f"{name} {options['size']}x{options['size']}{rule}"
+
+
+def engines_for(name: str, batch: int, steps: int, seconds: float, skip: list[str]) -> list:
+    options, pgx_id, (spiel_name, spiel_params) = GAMES[name]
+    game = hexjax.make(**options)
 
     def step(state, action):
         return jax.vmap(game.step)(state, action), jnp.int32(0)
@@ -128,17 +143,17 @@ def hex_engines(size: int, batch: int, steps: int, skip: list[str]) -> list:
         init = jax.vmap(game.init)
         engines.append(JaxEngine("hexjax", init, step, batch, steps))
         engines.append(JaxEngine("hexjax+observe", init, step_observe, batch, steps))
-    if "pgx" not in skip and size != 11:
-        print("  (pgx's Hex state is laid out for 11x11 only; pgx skipped)", file=sys.stderr)
-    elif "pgx" not in skip:
+    if "pgx" not in skip and pgx_id is not None:
         import pgx
 
-        env = pgx.make("hex")
+        env = pgx.make(pgx_id)
 
         def pgx_step(state, action):  # pgx's step also computes the observation
             return jax.vmap(env.step)(state, action), jnp.int32(0)
 
         engines.append(JaxEngine("pgx", jax.vmap(env.init), pgx_step, batch, steps))
+    if "open_spiel" not in skip:
+        engines.append(OpenSpielEngine("open_spiel", spiel_name, spiel_params, seconds))
     return engines
 
 
@@ -151,14 +166,11 @@ def run_interleaved(engines: list, repeats: int) -> dict[str, list[float]]:
     return rates
 
 
-def bench_hex(args) -> list[dict]:
+def bench_game(name: str, args) -> list[dict]:
     rows = []
-    label = f"hex {args.size}x{args.size}"
+    label = game_label(name)
     for batch in args.batch:
-        engines = hex_engines(args.size, batch, args.steps, args.skip)
-        if "open_spiel" not in args.skip:
-            params = {"board_size": args.size}
-            engines.append(OpenSpielEngine("open_spiel", "hex", params, args.seconds))
+        engines = engines_for(name, batch, args.steps, args.seconds, args.skip)
         rates = run_interleaved(engines, args.repeats)
         for engine in engines:
             row = {
@@ -202,7 +214,9 @@ def table(rows: list[dict]) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--size", type=int, default=11, help="Hex board size (default 11)")
+    parser.add_argument(
+        "--games", nargs="+", default=list(GAMES), choices=list(GAMES), help="games to measure"
+    )
     parser.add_argument("--batch", type=int, nargs="+", default=[1024, 4096])
     parser.add_argument("--steps", type=int, default=300, help="plies per timed JAX run")
     parser.add_argument("--repeats", type=int, default=7, help="timed runs; medians are kept")
@@ -210,14 +224,12 @@ def main(argv=None) -> None:
     parser.add_argument("--skip", nargs="*", default=[], choices=["hexjax", "pgx", "open_spiel"])
     parser.add_argument("--json", type=Path, default=Path("results/bench.json"))
     args = parser.parse_args(argv)
-    if not 2 <= args.size <= 19:
-        parser.error(f"--size must be between 2 and 19, got {args.size}")
     if min(args.batch) < 1 or args.steps < 1 or args.repeats < 1 or args.seconds <= 0:
         parser.error("--batch, --steps, --repeats and --seconds must be positive")
 
     backend = jax.devices()[0].platform
     print(f"jax {jax.__version__} on {backend}, {platform.machine()}", file=sys.stderr)
-    rows = bench_hex(args)
+    rows = [row for name in args.games for row in bench_game(name, args)]
     print(table(rows))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     meta = {

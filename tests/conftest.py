@@ -20,4 +20,5 @@ CONFORMANCE_OPTIONS = {
         {"size": 9, "rule": "standard"},
         {"size": 7, "win_length": 3, "rule": "standard"},
     ],
+    "othello": [{"size": 4}, {"size": 6}, {"size": 8}, {"size": 16}],
 }

@@ -5,8 +5,9 @@ from __future__ import annotations
 from hexjax.games._base import Game, State, Symmetry
 from hexjax.games.gomoku import Gomoku
 from hexjax.games.hex import Hex, HexState
+from hexjax.games.othello import Othello, OthelloState
 
-_REGISTRY: dict[str, type[Game]] = {"hex": Hex, "gomoku": Gomoku}
+_REGISTRY: dict[str, type[Game]] = {"hex": Hex, "gomoku": Gomoku, "othello": Othello}
 
 
 def available_games() -> list[str]:
@@ -28,4 +29,15 @@ def make(name: str, **options) -> Game:
         raise ValueError(f"bad options for {name!r}: {error}") from None
 
 
-__all__ = ["Game", "Gomoku", "Hex", "HexState", "State", "Symmetry", "available_games", "make"]
+__all__ = [
+    "Game",
+    "Gomoku",
+    "Hex",
+    "HexState",
+    "Othello",
+    "OthelloState",
+    "State",
+    "Symmetry",
+    "available_games",
+    "make",
+]
