@@ -1,9 +1,7 @@
 """Othello: golden positions, passes, the end of the game, host helpers, symmetries."""
 
-import jax
 import numpy as np
 import pytest
-from playouts import random_playouts
 
 import hexjax
 
@@ -133,32 +131,3 @@ def test_coordinates_and_move_lists(othello):
 def test_make_rejects_bad_sizes(options):
     with pytest.raises(ValueError, match="othello size"):
         hexjax.make("othello", **options)
-
-
-def test_winners_invariant_under_the_8_symmetries():
-    game = hexjax.make("othello", size=6)
-    states, _ = random_playouts(game, jax.random.key(3), batch=32)
-    final = jax.device_get(jax.tree.map(lambda x: x[-1], states))
-    assert len(game.symmetries) == 8
-    for b in range(32):
-        for sym in game.symmetries:
-            image = game.from_board(sym.board_fn(final.board[b]), to_play=0)
-            assert bool(image.terminated) and int(image.winner) == int(final.winner[b])
-
-
-def test_observation_and_masks_follow_symmetries():
-    game = hexjax.make("othello", size=6)
-    states, _ = random_playouts(game, jax.random.key(4), batch=8)
-    for t in (3, 10, 17):
-        for b in range(8):
-            state = jax.tree.map(lambda x, t=t, b=b: x[t, b], states)
-            if bool(state.terminated):
-                continue
-            for sym in game.symmetries:
-                image = game.from_board(sym.board_fn(np.asarray(state.board)), state.current_player)
-                np.testing.assert_array_equal(
-                    game.observe(image), sym.observation_fn(game.observe(state)), sym.name
-                )
-                moved = np.zeros(game.num_actions, bool)
-                moved[sym.action_map] = np.asarray(state.legal_action_mask)
-                np.testing.assert_array_equal(image.legal_action_mask, moved, sym.name)
