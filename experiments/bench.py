@@ -34,8 +34,8 @@ from hexjax.sampling import random_legal_action
 
 
 def make_random_play(init: Callable, step: Callable, batch: int, num_steps: int) -> Callable:
-    """jitted `play(key) -> (games finished, their plies, extra)`: `num_steps` batched random
-    plies with auto-reset.
+    """jitted `play(key) -> (first games finished, their plies, extra)`: `num_steps` batched
+    random plies with auto-reset.
 
     init(keys[B]) -> batched state; step(state, actions[B]) -> (state, extra scalar to keep
     alive); states expose `legal_action_mask` and `terminated`.
@@ -46,7 +46,7 @@ def make_random_play(init: Callable, step: Callable, batch: int, num_steps: int)
         start = init(jax.random.split(init_key, batch))
 
         def one_ply(carry, ply_key):
-            state, plies = carry
+            state, plies, first = carry
             action = random_legal_action(ply_key, state.legal_action_mask)
             state, extra = step(state, action)
             done = state.terminated
@@ -55,10 +55,14 @@ def make_random_play(init: Callable, step: Callable, batch: int, num_steps: int)
             def reset(fresh, s):
                 return jnp.where(done.reshape(done.shape + (1,) * (s.ndim - 1)), fresh, s)
 
-            finished = (done.sum(), jnp.where(done, plies, 0).sum(), extra)
-            return (jax.tree.map(reset, start, state), jnp.where(done, 0, plies)), finished
+            # Game lengths are taken from each slot's first game only: averaging every game
+            # that ends inside the window would favour short games (they finish more often).
+            first_done = done & first
+            finished = (first_done.sum(), jnp.where(first_done, plies, 0).sum(), extra)
+            carry = (jax.tree.map(reset, start, state), jnp.where(done, 0, plies), first & ~done)
+            return carry, finished
 
-        carry = (start, jnp.zeros(batch, jnp.int32))
+        carry = (start, jnp.zeros(batch, jnp.int32), jnp.ones(batch, jnp.bool_))
         _, totals = jax.lax.scan(one_ply, carry, jax.random.split(play_key, num_steps))
         return jax.tree.map(jnp.sum, totals)
 
@@ -84,7 +88,8 @@ class JaxEngine:
         return rate
 
     def plies_per_game(self) -> float:
-        """Mean length of the games that finished: a check that engines play the same game."""
+        """Mean length of each slot's first game: a check that engines play the same game
+        (unbiased when `steps` is at least the longest possible game)."""
         return self.game_plies / self.games if self.games else float("nan")
 
 
@@ -218,7 +223,12 @@ def main(argv=None) -> None:
         "--games", nargs="+", default=list(GAMES), choices=list(GAMES), help="games to measure"
     )
     parser.add_argument("--batch", type=int, nargs="+", default=[1024, 4096])
-    parser.add_argument("--steps", type=int, default=300, help="plies per timed JAX run")
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=300,
+        help="plies per timed JAX run (at least the longest game, for plies/game)",
+    )
     parser.add_argument("--repeats", type=int, default=7, help="timed runs; medians are kept")
     parser.add_argument("--seconds", type=float, default=1.0, help="OpenSpiel time per repeat")
     parser.add_argument("--skip", nargs="*", default=[], choices=["hexjax", "pgx", "open_spiel"])

@@ -176,8 +176,8 @@ def test_render_and_moves(free15):
     [
         ({"size": 4}, "between 5 and 19"),
         ({"size": 20}, "between 5 and 19"),
-        ({"win_length": 2}, "between 3 and the size"),
-        ({"size": 7, "win_length": 8}, "between 3 and the size"),
+        ({"win_length": 2}, r"win_length \(size 15\) must be between 3 and 15"),
+        ({"size": 7, "win_length": 8}, r"win_length \(size 7\) must be between 3 and 7"),
         ({"rule": "pro"}, "must be one of freestyle, standard"),
         ({"rule": "renju"}, "renju' is not available yet"),
     ],

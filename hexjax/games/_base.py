@@ -58,6 +58,16 @@ class Symmetry:
         return policy[..., inverse]
 
 
+def checked_int(what: str, value, low: int, high: int, even: bool = False) -> int:
+    """A game option that must be an integer in [low, high] (and even); ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ValueError(f"{what} must be an integer, got {value!r}")
+    if not low <= value <= high or (even and value % 2):
+        kind = "even and " if even else ""
+        raise ValueError(f"{what} must be {kind}between {low} and {high}, got {value}")
+    return int(value)
+
+
 def outcome_rewards(winner: jax.Array, terminated: jax.Array) -> jax.Array:
     """float32[2] rewards from `winner` (-1 none/draw): +1 winner, -1 loser, else 0."""
     decided = terminated & (winner >= 0)

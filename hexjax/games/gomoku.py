@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from hexjax.games import _square
-from hexjax.games._base import Game, State, Symmetry, outcome_rewards
+from hexjax.games._base import Game, State, Symmetry, checked_int, outcome_rewards
 
 RULES = ("freestyle", "standard")
 MIN_SIZE, MAX_SIZE = 5, 19
@@ -76,16 +76,8 @@ class Gomoku(Game):
     name = "gomoku"
 
     def __init__(self, size: int = 15, win_length: int = 5, rule: str = "freestyle"):
-        if isinstance(size, bool) or not isinstance(size, int | np.integer):
-            raise ValueError(f"gomoku size must be an integer, got {size!r}")
-        if not MIN_SIZE <= size <= MAX_SIZE:
-            raise ValueError(f"gomoku size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
-        if isinstance(win_length, bool) or not isinstance(win_length, int | np.integer):
-            raise ValueError(f"gomoku win_length must be an integer, got {win_length!r}")
-        if not 3 <= win_length <= size:
-            raise ValueError(
-                f"gomoku win_length must be between 3 and the size {size}, got {win_length}"
-            )
+        size = checked_int("gomoku size", size, MIN_SIZE, MAX_SIZE)
+        win_length = checked_int(f"gomoku win_length (size {size})", win_length, 3, size)
         if rule == "renju":
             raise ValueError("rule 'renju' is not available yet; use 'freestyle' or 'standard'")
         if rule not in RULES:

@@ -36,7 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from hexjax.games._base import Game, State, Symmetry, outcome_rewards
+from hexjax.games._base import Game, State, Symmetry, checked_int, outcome_rewards
 
 TOP, BOTTOM, LEFT, RIGHT = 0, 1, 2, 3
 _NUM_EDGES = 4
@@ -82,10 +82,7 @@ class Hex(Game):
     _move_words = ("swap-pieces", "swap")
 
     def __init__(self, size: int = 11, swap: bool = False):
-        if isinstance(size, bool) or not isinstance(size, int | np.integer):
-            raise ValueError(f"hex size must be an integer, got {size!r}")
-        if not MIN_SIZE <= size <= MAX_SIZE:
-            raise ValueError(f"hex size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
+        size = checked_int("hex size", size, MIN_SIZE, MAX_SIZE)
         if not isinstance(swap, bool | np.bool_):
             raise ValueError(f"hex swap must be True or False, got {swap!r}")
         self.size = n = int(size)

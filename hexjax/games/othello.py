@@ -24,7 +24,7 @@ import numpy as np
 from flax import struct
 
 from hexjax.games import _square
-from hexjax.games._base import Game, State, Symmetry, outcome_rewards
+from hexjax.games._base import Game, State, Symmetry, checked_int, outcome_rewards
 from hexjax.games._bitboard import Bitboards
 
 MIN_SIZE, MAX_SIZE = 4, 16
@@ -44,12 +44,7 @@ class Othello(Game):
     _move_words = ("pass",)
 
     def __init__(self, size: int = 8):
-        if isinstance(size, bool) or not isinstance(size, int | np.integer):
-            raise ValueError(f"othello size must be an integer, got {size!r}")
-        if not MIN_SIZE <= size <= MAX_SIZE or size % 2:
-            raise ValueError(
-                f"othello size must be even and between {MIN_SIZE} and {MAX_SIZE}, got {size}"
-            )
+        size = checked_int("othello size", size, MIN_SIZE, MAX_SIZE, even=True)
         self.size = n = int(size)
         self.num_cells = n * n
         self.num_actions = n * n + 1
