@@ -123,17 +123,18 @@ GAMES = {
     "hex": (dict(name="hex", size=11), "hex", ("hex", {"board_size": 11})),
     "gomoku": (dict(name="gomoku", size=15, rule="freestyle"), None, ("gomoku", {"size": 15})),
     "othello": (dict(name="othello", size=8), "othello", ("othello", {})),
+    "renju": (dict(name="gomoku", size=15, rule="renju"), None, None),  # no peer has renju
 }
 
 
 def game_label(name: str) -> str:
     options = GAMES[name][0]
     rule = f" {options['rule']}" if "rule" in options else ""
-    return f"{name} {options['size']}x{options['size']}{rule}"
+    return f"{options['name']} {options['size']}x{options['size']}{rule}"
 
 
 def engines_for(name: str, batch: int, steps: int, seconds: float, skip: list[str]) -> list:
-    options, pgx_id, (spiel_name, spiel_params) = GAMES[name]
+    options, pgx_id, spiel = GAMES[name]
     game = hexjax.make(**options)
 
     def step(state, action):
@@ -157,8 +158,8 @@ def engines_for(name: str, batch: int, steps: int, seconds: float, skip: list[st
             return jax.vmap(env.step)(state, action), jnp.int32(0)
 
         engines.append(JaxEngine("pgx", jax.vmap(env.init), pgx_step, batch, steps))
-    if "open_spiel" not in skip:
-        engines.append(OpenSpielEngine("open_spiel", spiel_name, spiel_params, seconds))
+    if "open_spiel" not in skip and spiel is not None:
+        engines.append(OpenSpielEngine("open_spiel", *spiel, seconds))
     return engines
 
 
@@ -217,6 +218,25 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def relative_rates(rows: list[dict]) -> list[str]:
+    """Renju against freestyle Gomoku, same run and batch: the cost of the forbidden points."""
+    notes = []
+    for row in rows:
+        if row["engine"] == "hexjax" and row["game"].endswith("renju"):
+            free = [
+                r
+                for r in rows
+                if r["engine"] == "hexjax"
+                and r["batch"] == row["batch"]
+                and r["game"] == row["game"].replace("renju", "freestyle")
+            ]
+            if free:
+                ratio = row["moves_per_s"] / free[0]["moves_per_s"]
+                row["freestyle_ratio"] = ratio
+                notes.append(f"renju / freestyle at batch {row['batch']}: {ratio:.3f}")
+    return notes
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -241,6 +261,8 @@ def main(argv=None) -> None:
     print(f"jax {jax.__version__} on {backend}, {platform.machine()}", file=sys.stderr)
     rows = [row for name in args.games for row in bench_game(name, args)]
     print(table(rows))
+    for note in relative_rates(rows):
+        print(note)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "jax": jax.__version__,

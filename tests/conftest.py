@@ -19,6 +19,8 @@ CONFORMANCE_OPTIONS = {
         {"size": 15},
         {"size": 9, "rule": "standard"},
         {"size": 7, "win_length": 3, "rule": "standard"},
+        {"size": 9, "rule": "renju"},
+        {"size": 15, "rule": "renju"},
     ],
     "othello": [{"size": 4}, {"size": 6}, {"size": 8}, {"size": 16}],
 }

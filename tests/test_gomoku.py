@@ -179,7 +179,7 @@ def test_render_and_moves(free15):
         ({"win_length": 2}, r"win_length \(size 15\) must be between 3 and 15"),
         ({"size": 7, "win_length": 8}, r"win_length \(size 7\) must be between 3 and 7"),
         ({"rule": "pro"}, "must be one of freestyle, standard"),
-        ({"rule": "renju"}, "renju' is not available yet"),
+        ({"rule": "renju", "win_length": 6}, "renju is played with win_length 5"),
     ],
 )
 def test_make_rejects_bad_options(options, message):

@@ -1,4 +1,5 @@
-"""Gomoku on an n x n board, k in a row: freestyle (k or more wins) or standard (exactly k).
+"""Gomoku on an n x n board, k in a row: freestyle (k or more wins), standard (exactly k), or
+renju (Black: exactly five and no overline, double-four or double-three; White: five or more).
 
 Black (player 0) moves first; a full board with no winner is a draw. Coordinates are those of
 renju boards: column letter from the left, row number from the BOTTOM ("h8" is the centre of
@@ -10,11 +11,12 @@ constant work per step. Runs are measured up to 2k + 1 stones, enough to tell ex
 overline.
 
 Rule variants hook in through `_variant_forbidden` (cells removed from the mover's legal mask)
-and `_variant_planes` (extra observation planes); freestyle and standard add nothing. Renju's
-forbidden moves are a separate variant.
+and `_variant_planes` (extra observation planes); freestyle and standard add nothing, renju
+removes Black's forbidden points (computed for every empty cell each step, see _renju.py) and
+adds a plane marking them. Should Black have only forbidden points left, the game is a draw.
 
 Observation float32[n, n, 3] from the mover's view: own stones, opponent stones, and a plane of
-ones when the mover is Black.
+ones when the mover is Black; renju adds a fourth plane, Black's forbidden points (Black to move).
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ import numpy as np
 
 from hexjax.games import _square
 from hexjax.games._base import Game, State, Symmetry, checked_int, outcome_rewards
+from hexjax.games._renju import Forbidden
 
-RULES = ("freestyle", "standard")
+RULES = ("freestyle", "standard", "renju")
 MIN_SIZE, MAX_SIZE = 5, 19
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # along a row, a column, both diagonals
 _SYMBOLS = {0: ".", 1: "X", 2: "O"}
@@ -78,10 +81,10 @@ class Gomoku(Game):
     def __init__(self, size: int = 15, win_length: int = 5, rule: str = "freestyle"):
         size = checked_int("gomoku size", size, MIN_SIZE, MAX_SIZE)
         win_length = checked_int(f"gomoku win_length (size {size})", win_length, 3, size)
-        if rule == "renju":
-            raise ValueError("rule 'renju' is not available yet; use 'freestyle' or 'standard'")
         if rule not in RULES:
             raise ValueError(f"gomoku rule must be one of {', '.join(RULES)}, got {rule!r}")
+        if rule == "renju" and win_length != 5:
+            raise ValueError(f"renju is played with win_length 5, got {win_length}")
         self.size = n = int(size)
         self.win_length = int(win_length)
         self.rule = rule
@@ -89,6 +92,8 @@ class Gomoku(Game):
         self.num_actions = n * n
         self.max_plies = n * n
         self._line_index, self._line_valid = _line_table(n, self.win_length)
+        self._forbidden = Forbidden(n) if rule == "renju" else None
+        self._num_variant_planes = 1 if rule == "renju" else 0
 
     def __repr__(self) -> str:
         return f"Gomoku(size={self.size}, win_length={self.win_length}, rule={self.rule!r})"
@@ -120,39 +125,64 @@ class Gomoku(Game):
         after = jnp.cumprod(same[:, k + 1 :], axis=1).sum(axis=1)
         return (1 + before + after).astype(jnp.int32)
 
-    def _wins(self, runs: jax.Array) -> jax.Array:
+    def _wins(self, runs: jax.Array, mover: jax.Array) -> jax.Array:
+        """runs: int32[4] through the last stone of `mover` -> whether it won."""
+        exact = (runs == self.win_length).any()
+        longer = (runs >= self.win_length).any()
         if self.rule == "standard":
-            return (runs == self.win_length).any()
-        return (runs >= self.win_length).any()
+            return exact
+        if self.rule == "renju":  # Black needs exactly five, White five or more
+            return jnp.where(mover == 0, exact, longer)
+        return longer
 
     def _variant_forbidden(self, board: jax.Array, mover: jax.Array) -> jax.Array | None:
         """bool[n*n] of empty cells the mover may not play (rule variants); None for none."""
-        del board, mover
-        return None
+        if self._forbidden is None:
+            return None
+        return self._forbidden.mask(board.reshape(self.size, self.size)) & (mover == 0)
 
     def _variant_planes(self, state: State) -> list[jax.Array]:
         """Extra observation planes of a rule variant, each [n, n]."""
-        del state
-        return []
+        if self._forbidden is None:
+            return []
+        # Forbidden points are exactly the empty cells missing from Black's legal mask.
+        empty = state.board.reshape(-1) == 0
+        blocked = empty & ~state.legal_action_mask & (state.current_player == 0)
+        return [(blocked & ~state.terminated).reshape(self.size, self.size)]
 
     def _legal_mask(self, board, mover, terminated):
         mask = (board == 0) & ~terminated
         forbidden = self._variant_forbidden(board, mover)
         return mask if forbidden is None else mask & ~forbidden
 
+    def forbidden_mask(self, state: State) -> np.ndarray:
+        """bool[n, n]: the points where Black may not play in this position (renju only),
+        whoever is to move."""
+        if self._forbidden is None:
+            raise ValueError(f"only renju has forbidden points; this game's rule is {self.rule}")
+        mask = self._jit_forbidden(jnp.asarray(state.board))
+        return np.asarray(mask).reshape(self.size, self.size)
+
+    @functools.cached_property
+    def _jit_forbidden(self):
+        return jax.jit(self._forbidden.mask)
+
     def _play(self, state: State, action: jax.Array) -> State:
         mover = state.current_player
         colour = (mover + 1).astype(jnp.int8)
         cells = jnp.arange(self.num_cells)
         board = jnp.where(cells == action, colour, state.board.reshape(-1))
-        won = self._wins(self._run_lengths(board, action, colour))
+        won = self._wins(self._run_lengths(board, action, colour), mover)
         step_count = state.step_count + 1
         terminated = won | (step_count >= self.num_cells)
         next_player = 1 - mover
+        mask = self._legal_mask(board, next_player, terminated)
+        # Renju: Black may be left with only forbidden points; the game is then drawn.
+        terminated = terminated | ~mask.any()
         return state.replace(
             board=board.reshape(self.size, self.size),
             current_player=next_player,
-            legal_action_mask=self._legal_mask(board, next_player, terminated),
+            legal_action_mask=mask,
             terminated=terminated,
             winner=jnp.where(won, mover, -1).astype(jnp.int32),
             step_count=step_count,
@@ -163,8 +193,6 @@ class Gomoku(Game):
     @property
     def observation_shape(self) -> tuple[int, int, int]:
         return (self.size, self.size, 3 + self._num_variant_planes)
-
-    _num_variant_planes = 0
 
     def observe(self, state: State) -> jax.Array:
         mover = state.current_player
@@ -190,7 +218,7 @@ class Gomoku(Game):
     def _illegal_reason(self, state: State, action: int) -> str:
         if int(np.asarray(state.board).reshape(-1)[action]) != 0:
             return "that point is already taken"
-        return "that point is forbidden for this player"
+        return "that point is forbidden for Black (overline, double-four or double-three)"
 
     def render(self, state: State) -> str:
         board = np.asarray(state.board)
@@ -205,10 +233,9 @@ class Gomoku(Game):
     def _winner_of_board(self, board: np.ndarray) -> int:
         runs = longest_runs(board)
         k = self.win_length
+        exact_only = {"standard": (True, True), "renju": (True, False)}.get(self.rule, (False,) * 2)
         wins = [
-            p
-            for p in (0, 1)
-            if any((r == k) if self.rule == "standard" else (r >= k) for r in runs[p + 1])
+            p for p in (0, 1) if any((r == k) if exact_only[p] else (r >= k) for r in runs[p + 1])
         ]
         if len(wins) == 2:
             raise ValueError(f"both players have {k} in a row; such a position cannot arise")
@@ -219,10 +246,12 @@ class Gomoku(Game):
         stones = int((board != 0).sum())
         terminated = winner >= 0 or stones == self.num_cells
         flat = jnp.asarray(board.reshape(-1))
+        mask = self._legal_mask(flat, jnp.int32(to_play), jnp.bool_(terminated))
+        terminated = terminated or not bool(mask.any())
         return State(
             board=jnp.asarray(board),
             current_player=jnp.int32(to_play),
-            legal_action_mask=self._legal_mask(flat, jnp.int32(to_play), jnp.bool_(terminated)),
+            legal_action_mask=mask,
             terminated=jnp.bool_(terminated),
             rewards=outcome_rewards(jnp.int32(winner), jnp.bool_(terminated)),
             winner=jnp.int32(winner),
