@@ -1,6 +1,6 @@
 """Benchmarks: random-play moves per second, hexjax against its peers, in one run.
 
-    python experiments/bench.py                      # Hex 11x11, batch 1024 and 4096
+    python experiments/bench.py               # Hex, Gomoku, Othello, renju; batch 1024 and 4096
     python experiments/bench.py --batch 1024 --repeats 9 --json results/bench.json
 
 Every engine plays uniformly random legal moves (the same sampler for all JAX engines); a
@@ -158,6 +158,16 @@ def engines_for(name: str, batch: int, steps: int, seconds: float, skip: list[st
             return jax.vmap(env.step)(state, action), jnp.int32(0)
 
         engines.append(JaxEngine("pgx", jax.vmap(env.init), pgx_step, batch, steps))
+    if name == "renju" and "hexjax" not in skip:
+        # The peer of renju is freestyle Gomoku on the same board, interleaved in the same
+        # repeats, so "hexjax ÷ engine" is the cost of the forbidden points.
+        free = hexjax.make("gomoku", size=options["size"], rule="freestyle")
+
+        def free_step(state, action):
+            return jax.vmap(free.step)(state, action), jnp.int32(0)
+
+        init = jax.vmap(free.init)
+        engines.append(JaxEngine("hexjax freestyle", init, free_step, batch, steps))
     if "open_spiel" not in skip and spiel is not None:
         engines.append(OpenSpielEngine("open_spiel", *spiel, seconds))
     return engines
@@ -188,7 +198,11 @@ def bench_game(name: str, args) -> list[dict]:
                 "plies_per_game": engine.plies_per_game(),
             }
             for ours, key in (("hexjax", "hexjax_ratio"), ("hexjax+observe", "observe_ratio")):
-                if ours in rates and engine.name not in ("hexjax", "hexjax+observe"):
+                if (
+                    ours in rates
+                    and not engine.name.startswith("hexjax")
+                    or (ours in rates and engine.name == "hexjax freestyle")
+                ):
                     pairs = zip(rates[ours], rates[engine.name], strict=True)
                     row[key] = statistics.median(a / b for a, b in pairs)
             rows.append(row)
@@ -218,25 +232,6 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def relative_rates(rows: list[dict]) -> list[str]:
-    """Renju against freestyle Gomoku, same run and batch: the cost of the forbidden points."""
-    notes = []
-    for row in rows:
-        if row["engine"] == "hexjax" and row["game"].endswith("renju"):
-            free = [
-                r
-                for r in rows
-                if r["engine"] == "hexjax"
-                and r["batch"] == row["batch"]
-                and r["game"] == row["game"].replace("renju", "freestyle")
-            ]
-            if free:
-                ratio = row["moves_per_s"] / free[0]["moves_per_s"]
-                row["freestyle_ratio"] = ratio
-                notes.append(f"renju / freestyle at batch {row['batch']}: {ratio:.3f}")
-    return notes
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -261,8 +256,6 @@ def main(argv=None) -> None:
     print(f"jax {jax.__version__} on {backend}, {platform.machine()}", file=sys.stderr)
     rows = [row for name in args.games for row in bench_game(name, args)]
     print(table(rows))
-    for note in relative_rates(rows):
-        print(note)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "jax": jax.__version__,
