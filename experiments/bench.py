@@ -137,37 +137,32 @@ def engines_for(name: str, batch: int, steps: int, seconds: float, skip: list[st
     options, pgx_id, spiel = GAMES[name]
     game = hexjax.make(**options)
 
-    def step(state, action):
-        return jax.vmap(game.step)(state, action), jnp.int32(0)
+    def hexjax_engine(label, game, observe=False):
+        def step(state, action):
+            state = jax.vmap(game.step)(state, action)
+            # The observation is summed so that XLA cannot drop it as unused.
+            return state, jax.vmap(game.observe)(state).sum() if observe else jnp.float32(0)
 
-    def step_observe(state, action):
-        state = jax.vmap(game.step)(state, action)
-        return state, jax.vmap(game.observe)(state).sum()
+        return JaxEngine(label, jax.vmap(game.init), step, batch, steps)
 
     engines = []
     if "hexjax" not in skip:
-        init = jax.vmap(game.init)
-        engines.append(JaxEngine("hexjax", init, step, batch, steps))
-        engines.append(JaxEngine("hexjax+observe", init, step_observe, batch, steps))
+        engines.append(hexjax_engine("hexjax", game))
+        engines.append(hexjax_engine("hexjax+observe", game, observe=True))
     if "pgx" not in skip and pgx_id is not None:
         import pgx
 
         env = pgx.make(pgx_id)
 
         def pgx_step(state, action):  # pgx's step also computes the observation
-            return jax.vmap(env.step)(state, action), jnp.int32(0)
+            return jax.vmap(env.step)(state, action), jnp.float32(0)
 
         engines.append(JaxEngine("pgx", jax.vmap(env.init), pgx_step, batch, steps))
     if name == "renju" and "hexjax" not in skip:
         # The peer of renju is freestyle Gomoku on the same board, interleaved in the same
         # repeats, so "hexjax ÷ engine" is the cost of the forbidden points.
         free = hexjax.make("gomoku", size=options["size"], rule="freestyle")
-
-        def free_step(state, action):
-            return jax.vmap(free.step)(state, action), jnp.int32(0)
-
-        init = jax.vmap(free.init)
-        engines.append(JaxEngine("hexjax freestyle", init, free_step, batch, steps))
+        engines.append(hexjax_engine("hexjax freestyle", free))
     if "open_spiel" not in skip and spiel is not None:
         engines.append(OpenSpielEngine("open_spiel", *spiel, seconds))
     return engines

@@ -59,10 +59,6 @@ FOUR_SHIFT, EXT_SHIFT = 2, 4
 EMPTY, BLACK, BLOCKED = 0, 1, 2
 
 
-def _weights() -> dict[int, int]:
-    return {offset: 3**j for j, offset in enumerate(OFFSETS)}
-
-
 def _run_through_centre(line: np.ndarray) -> np.ndarray:
     """line: int[N, 11] with the centre (index 5) Black -> length of the Black run through it."""
     centre = RADIUS
@@ -134,9 +130,7 @@ class Forbidden:
         self.n = n
         self.levels = levels  # recursion depth of the double-three check, minus one
         self._table = pattern_table()
-        weights = _weights()
-        # For an extension at offset o along direction d from p, p sits at offset -o from x.
-        self._weights = weights
+        self._weights = {offset: 3**j for j, offset in enumerate(OFFSETS)}  # base-3 digits
 
     def codes(self, board: jax.Array) -> jax.Array:
         """int32[4, n, n]: pattern code of every cell in each direction. board: int8[n, n]."""

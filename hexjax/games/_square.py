@@ -1,4 +1,5 @@
-"""Helpers shared by the square-board games (Gomoku, Othello): symmetries, coordinates, text."""
+"""Board helpers: square-board symmetries and text (Gomoku, Othello), and the letter-number
+cell coordinates every game uses (Hex included)."""
 
 from __future__ import annotations
 

@@ -29,13 +29,13 @@ while the swap is available.
 from __future__ import annotations
 
 import functools
-import string
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from hexjax.games import _square
 from hexjax.games._base import Game, State, Symmetry, checked_int, outcome_rewards
 
 TOP, BOTTOM, LEFT, RIGHT = 0, 1, 2, 3
@@ -257,27 +257,15 @@ class Hex(Game):
         action = self._to_action(int(action))
         if action == self.num_cells:
             return "swap"
-        row, col = divmod(action, self.size)
-        return f"{string.ascii_lowercase[col]}{row + 1}"
+        return _square.format_cell(action, self.size, rows_from_bottom=False)
 
     def string_to_action(self, text: str) -> int:
         """HexGui coordinates: column letter, row number from 1 ("a1" top-left); "swap"."""
-        token = text.strip().lower()
-        if token in ("swap", "swap-pieces"):
+        if text.strip().lower() in ("swap", "swap-pieces"):
             if not self.swap:
                 raise ValueError("swap is not enabled in this game (use swap=True)")
             return self.num_cells
-        n = self.size
-        last_col = string.ascii_lowercase[n - 1]
-        if len(token) < 2 or not token[0].isalpha() or not token[1:].isdigit():
-            raise ValueError(f"{text!r} is not a cell like 'a1' (columns a-{last_col}, rows 1-{n})")
-        col = ord(token[0]) - ord("a")
-        row = int(token[1:]) - 1
-        if not (0 <= col < n and 0 <= row < n):
-            raise ValueError(
-                f"{text!r} is off the {n}x{n} board (columns a-{last_col}, rows 1-{n})"
-            )
-        return row * n + col
+        return _square.parse_cell(text, self.size, rows_from_bottom=False)
 
     def _illegal_reason(self, state: HexState, action: int) -> str:
         if action == self.num_cells:
@@ -288,7 +276,7 @@ class Hex(Game):
         n = self.size
         board = np.asarray(state.board)
         width = len(str(n))
-        lines = [" " * (width + 2) + " ".join(string.ascii_lowercase[:n])]
+        lines = [" " * (width + 2) + " ".join(_square.column_letters(n))]
         for r in range(n):
             cells = " ".join(_SYMBOLS[int(v)] for v in board[r])
             lines.append(" " * r + str(r + 1).rjust(width) + "  " + cells)
