@@ -53,7 +53,8 @@ def test_observation_shape_and_dtype(played):
     obs = jax.vmap(jax.vmap(game.observe))(states)
     assert obs.shape == states.board.shape[:2] + game.observation_shape
     assert obs.dtype == jnp.float32
-    assert np.isfinite(np.asarray(obs)).all()
+    # 0/1 planes: the replay buffer stores observations as uint8 (hexjax/replay.py).
+    assert np.isin(np.asarray(obs), (0.0, 1.0)).all()
 
 
 def test_every_game_ends_within_max_plies(played):
@@ -109,6 +110,9 @@ def test_step_count_and_turns(played):
     assert (states.current_player[0] == 0).all()
     assert (states.step_count[1:][live] == states.step_count[:-1][live] + 1).all()
     assert np.isin(states.current_player, (0, 1)).all()
+    # Every ply (passes and swaps too) hands the move over: the search's discount is -1.
+    moved = live & ~states.terminated[1:]
+    assert (states.current_player[1:][moved] == 1 - states.current_player[:-1][moved]).all()
 
 
 @pytest.mark.parametrize("bad_action", ["occupied", -1, "num_actions"])

@@ -1,0 +1,129 @@
+"""Batched self-play that never cuts a game short, and the value targets of finished games.
+
+B games run side by side. Each iteration plays `plies` more plies in every game (a game that
+ends is replaced by a new one on the next ply), recording each position's observation, search
+policy and mover. A position gets its value target, the final outcome from its own mover's view,
+only when its game ends; positions of games still going at the end of an iteration wait in a
+per-game *pending* buffer (at most one game's length, `game.max_plies` rows per slot) and are
+completed in a later iteration. Nothing is thrown away and no game is truncated.
+
+Per iteration the pending rows and the new ones form one [P + T, B] sequence per game slot (P =
+max_plies, T = plies; pending rows are right-aligned so that they end where the new ones
+start). A reverse scan carries each game's outcome back from the ply where it ended; rows of
+finished games go to the replay buffer, the rest (the open game's rows, all within the last P)
+become the new pending buffer.
+"""
+
+from __future__ import annotations
+
+import chex
+import jax
+import jax.numpy as jnp
+
+from hexjax.games import Game, State
+
+
+@chex.dataclass(frozen=True)
+class Trajectory:
+    """Positions in time-major order. Leading axes [T, B] (or [P, B] when pending)."""
+
+    obs: chex.Array  # uint8[T, B, *observation_shape]
+    policy: chex.Array  # float32[T, B, A]
+    mover: chex.Array  # int32[T, B] player to move at the position
+    valid: chex.Array  # bool[T, B] a real position (pending rows may be empty)
+    done: chex.Array  # bool[T, B] the game ended on the move played from this position
+    outcome: chex.Array  # float32[T, B, 2] final rewards where `done`, else 0
+
+
+@chex.dataclass(frozen=True)
+class SelfPlayState:
+    games: State  # batched [B]: the games in flight
+    pending: Trajectory  # [P, B]: positions of unfinished games, right-aligned
+    plies: chex.Array  # int32[B] plies played in each game in flight (drives temperature)
+
+
+def empty_trajectory(game: Game, length: int, batch: int) -> Trajectory:
+    return Trajectory(
+        obs=jnp.zeros((length, batch, *game.observation_shape), jnp.uint8),
+        policy=jnp.zeros((length, batch, game.num_actions), jnp.float32),
+        mover=jnp.zeros((length, batch), jnp.int32),
+        valid=jnp.zeros((length, batch), jnp.bool_),
+        done=jnp.zeros((length, batch), jnp.bool_),
+        outcome=jnp.zeros((length, batch, 2), jnp.float32),
+    )
+
+
+def init_selfplay(game: Game, key: jax.Array, batch: int) -> SelfPlayState:
+    games = jax.vmap(game.init)(jax.random.split(key, batch))
+    return SelfPlayState(
+        games=games,
+        pending=empty_trajectory(game, game.max_plies, batch),
+        plies=jnp.zeros(batch, jnp.int32),
+    )
+
+
+def play(game: Game, search, params, key, state: SelfPlayState, plies: int):
+    """(new state, Trajectory[T=plies, B]) after `plies` plies of every game, searched with
+    `search(params, key, states, ply) -> SearchResult`."""
+    init = jax.vmap(game.init)
+    step = jax.vmap(game.step)
+    observe = jax.vmap(game.observe)
+
+    def ply(carry, ply_key):
+        games, count = carry
+        search_key, reset_key = jax.random.split(ply_key)
+        result = search(params, search_key, games, count)
+        nxt = step(games, result.action)
+        done = nxt.terminated
+        record = Trajectory(
+            obs=observe(games).astype(jnp.uint8),
+            policy=result.policy,
+            mover=games.current_player,
+            valid=jnp.ones_like(done),
+            done=done,
+            outcome=jnp.where(done[:, None], nxt.rewards, 0.0),
+        )
+        fresh = init(jax.random.split(reset_key, done.shape[0]))
+        games = jax.tree.map(
+            lambda new, old: jnp.where(done.reshape(-1, *([1] * (old.ndim - 1))), new, old),
+            fresh,
+            nxt,
+        )
+        return (games, jnp.where(done, 0, count + 1)), record
+
+    keys = jax.random.split(key, plies)
+    (games, count), trajectory = jax.lax.scan(ply, (state.games, state.plies), keys)
+    return state.replace(games=games, plies=count), trajectory
+
+
+def value_targets(sequence: Trajectory) -> tuple[jax.Array, jax.Array]:
+    """(value float32[T, B], finished bool[T, B]) for a [T, B] sequence: the outcome of the
+    position's game from its mover's view, where that game has ended within the sequence."""
+
+    def back(carry, row):
+        outcome, known = carry
+        outcome = jnp.where(row.done[:, None], row.outcome, outcome)
+        known = known | row.done
+        value = jnp.take_along_axis(outcome, row.mover[:, None], axis=1)[:, 0]
+        return (outcome, known), (value, known & row.valid)
+
+    batch = sequence.mover.shape[1]
+    start = (jnp.zeros((batch, 2), jnp.float32), jnp.zeros(batch, jnp.bool_))
+    _, (value, finished) = jax.lax.scan(back, start, sequence, reverse=True)
+    return value, finished
+
+
+def settle(state: SelfPlayState, trajectory: Trajectory):
+    """Join the pending rows with a new trajectory: (new state, finished rows flat).
+
+    Returns the state with its pending buffer replaced and the finished positions as a flat
+    Trajectory [(P + T) * B] plus their value targets and a `ready` mask: the caller adds the
+    `ready` rows to the replay buffer."""
+    pending_length = state.pending.mover.shape[0]
+    sequence = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), state.pending, trajectory)
+    value, finished = value_targets(sequence)
+    # The open game of each slot started after its last `done`, so it lies in the last P rows.
+    tail = jax.tree.map(lambda x: x[-pending_length:], sequence)
+    pending = tail.replace(valid=tail.valid & ~finished[-pending_length:])
+    flat = jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), sequence)
+    return state.replace(pending=pending), flat, value.reshape(-1), finished.reshape(-1)

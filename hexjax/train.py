@@ -1,0 +1,201 @@
+"""One jitted AlphaZero iteration: self-play with search, value targets, replay, K SGD steps.
+
+`make_iteration(config, game)` returns `(init, iteration)`: `init(key) -> TrainState` and a pure
+`iteration(state, key) -> (state, metrics)` to be jitted once by the caller. Inside an
+iteration everything stays on the device: `plies_per_iteration` plies of `selfplay_games`
+games (lax.scan), finished games' positions into the replay buffer, then `steps_per_iteration`
+optimizer steps (lax.scan) on minibatches drawn from it under random symmetries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+import chex
+import jax
+import jax.numpy as jnp
+import optax
+
+from hexjax import network as network_lib
+from hexjax import replay as replay_lib
+from hexjax import search as search_lib
+from hexjax import selfplay
+from hexjax.games import Game, make
+
+
+@dataclasses.dataclass(frozen=True)
+class GameConfig:
+    name: str = "hex"
+    size: int = 7
+    rule: str = "freestyle"  # gomoku only: freestyle | standard | renju
+    swap: bool = False  # hex only
+
+    def make(self) -> Game:
+        options = {"size": self.size}
+        if self.name == "gomoku":
+            options["rule"] = self.rule
+        if self.name == "hex":
+            options["swap"] = self.swap
+        return make(self.name, **options)
+
+
+@dataclasses.dataclass(frozen=True)
+class OptimizerConfig:
+    name: Literal["adamw", "sgd"] = "adamw"
+    learning_rate: float = 1e-3
+    warmup_steps: int = 100
+    decay_steps: int = 20_000  # cosine decay to 10% over this many steps
+    weight_decay: float = 1e-4
+    momentum: float = 0.9  # sgd only
+    clip_norm: float = 1.0
+    batch_size: int = 256
+    steps_per_iteration: int = 8
+
+    def __post_init__(self):
+        if self.name not in ("adamw", "sgd"):
+            raise ValueError(f"optimizer must be adamw or sgd, got {self.name!r}")
+        if self.learning_rate <= 0 or self.batch_size < 1 or self.steps_per_iteration < 0:
+            raise ValueError("learning_rate and batch_size must be positive")
+
+    def make(self) -> optax.GradientTransformation:
+        schedule = optax.warmup_cosine_decay_schedule(
+            init_value=0.0,
+            peak_value=self.learning_rate,
+            warmup_steps=self.warmup_steps,
+            decay_steps=max(self.decay_steps, self.warmup_steps + 1),
+            end_value=self.learning_rate * 0.1,
+        )
+        if self.name == "adamw":
+            core = optax.adamw(schedule, weight_decay=self.weight_decay)
+        else:
+            core = optax.chain(
+                optax.add_decayed_weights(self.weight_decay),
+                optax.sgd(schedule, momentum=self.momentum, nesterov=True),
+            )
+        return optax.chain(optax.clip_by_global_norm(self.clip_norm), core)
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    game: GameConfig = GameConfig()
+    network: network_lib.NetworkConfig = network_lib.NetworkConfig()
+    search: search_lib.SearchConfig = search_lib.SearchConfig()
+    optimizer: OptimizerConfig = OptimizerConfig()
+    selfplay_games: int = 128
+    plies_per_iteration: int = 8
+    replay_capacity: int = 50_000
+    min_replay: int = 512  # no training until the buffer holds this many positions
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.selfplay_games < 1 or self.plies_per_iteration < 1:
+            raise ValueError("selfplay_games and plies_per_iteration must be at least 1")
+
+
+@chex.dataclass(frozen=True)
+class TrainState:
+    params: chex.ArrayTree
+    opt_state: chex.ArrayTree
+    selfplay: selfplay.SelfPlayState
+    replay: replay_lib.ReplayBuffer
+    iteration: chex.Array  # int32 iterations done
+    updates: chex.Array  # int32 optimizer steps taken
+
+
+def loss_fn(net, params, obs, policy_target, value_target):
+    """Cross-entropy to the search policy plus squared error to the outcome; with metrics."""
+    logits, value = network_lib.apply(net, params, obs)
+    policy_loss = optax.softmax_cross_entropy(logits, policy_target).mean()
+    value_loss = jnp.mean((value - value_target) ** 2)
+    log_probs = jax.nn.log_softmax(logits)
+    entropy = -jnp.sum(jnp.exp(log_probs) * log_probs, axis=-1).mean()
+    decisive = value_target != 0
+    right = (jnp.sign(value) == jnp.sign(value_target)) & decisive
+    accuracy = right.sum() / jnp.maximum(decisive.sum(), 1)
+    metrics = {
+        "policy_loss": policy_loss,
+        "value_loss": value_loss,
+        "policy_entropy": entropy,
+        "value_accuracy": accuracy,
+    }
+    return policy_loss + value_loss, metrics
+
+
+def make_iteration(config: TrainConfig, game: Game | None = None):
+    """(init(key) -> TrainState, iteration(state, key) -> (TrainState, metrics))."""
+    game = game or config.game.make()
+    net = network_lib.make_network(config.network, game.num_actions)
+    optimizer = config.optimizer.make()
+    search = search_lib.make_search(game, net, config.search)
+    batch_size = config.optimizer.batch_size
+
+    def init(key: jax.Array) -> TrainState:
+        param_key, games_key = jax.random.split(key)
+        params = network_lib.init_params(net, param_key, game.observation_shape)
+        return TrainState(
+            params=params,
+            opt_state=optimizer.init(params),
+            selfplay=selfplay.init_selfplay(game, games_key, config.selfplay_games),
+            replay=replay_lib.init_buffer(game, config.replay_capacity),
+            iteration=jnp.int32(0),
+            updates=jnp.int32(0),
+        )
+
+    def sgd_step(carry, key):
+        params, opt_state, buffer, updates = carry
+        obs, policy, value = replay_lib.sample(buffer, key, batch_size, game)
+        grads, metrics = jax.grad(lambda p: loss_fn(net, p, obs, policy, value), has_aux=True)(
+            params
+        )
+        changes, new_opt_state = optimizer.update(grads, opt_state, params)
+        new_params = optax.apply_updates(params, changes)
+        # Until the buffer holds enough positions, the step is computed and discarded.
+        ready = buffer.size >= config.min_replay
+        keep = lambda new, old: jax.tree.map(lambda a, b: jnp.where(ready, a, b), new, old)  # noqa: E731
+        carry = (
+            keep(new_params, params),
+            keep(new_opt_state, opt_state),
+            buffer,
+            updates + ready.astype(jnp.int32),
+        )
+        return carry, metrics
+
+    def iteration(state: TrainState, key: jax.Array):
+        play_key, train_key = jax.random.split(key)
+        # SELF-PLAY
+        games, trajectory = selfplay.play(
+            game, search, state.params, play_key, state.selfplay, config.plies_per_iteration
+        )
+        games, rows, value, ready = selfplay.settle(games, trajectory)
+        buffer = replay_lib.add(state.replay, rows.obs, rows.policy, value, ready)
+        # TRAINING
+        keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)
+        carry = (state.params, state.opt_state, buffer, state.updates)
+        (params, opt_state, buffer, updates), train_metrics = jax.lax.scan(sgd_step, carry, keys)
+        # METRICS
+        finished_games = trajectory.done.sum()
+        first_wins = (trajectory.done & (trajectory.outcome[..., 0] > 0)).sum()
+        draws = (trajectory.done & (trajectory.outcome[..., 0] == 0)).sum()
+        per_game = jnp.maximum(finished_games, 1)
+        metrics = {
+            **jax.tree.map(jnp.mean, train_metrics),
+            "games_finished": finished_games,
+            "game_length": ready.sum() / per_game,
+            "first_player_win_rate": first_wins / per_game,
+            "draw_rate": draws / per_game,
+            "positions": jnp.int32(config.selfplay_games * config.plies_per_iteration),
+            "replay_size": buffer.size,
+            "updates": updates,
+        }
+        new_state = state.replace(
+            params=params,
+            opt_state=opt_state,
+            selfplay=games,
+            replay=buffer,
+            iteration=state.iteration + 1,
+            updates=updates,
+        )
+        return new_state, metrics
+
+    return init, iteration
