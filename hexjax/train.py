@@ -93,6 +93,32 @@ class TrainConfig:
             raise ValueError("selfplay_games and plies_per_iteration must be at least 1")
 
 
+PRESETS = {
+    # Tests and smoke runs: compiles in seconds, learns little.
+    "tiny": TrainConfig(
+        network=network_lib.NetworkConfig(preset="tiny"),
+        search=search_lib.SearchConfig(num_simulations=4, max_considered_actions=4),
+        optimizer=OptimizerConfig(batch_size=32, steps_per_iteration=2, warmup_steps=1),
+        selfplay_games=16,
+        plies_per_iteration=4,
+        replay_capacity=2_000,
+        min_replay=32,
+    ),
+    # A laptop CPU (the default).
+    "cpu": TrainConfig(),
+    # A GPU or TPU: many more games in flight, a bigger network in bfloat16.
+    "accelerator": TrainConfig(
+        network=network_lib.NetworkConfig(preset="large", compute_dtype="bfloat16"),
+        search=search_lib.SearchConfig(num_simulations=64, max_considered_actions=16),
+        optimizer=OptimizerConfig(batch_size=1024, steps_per_iteration=16),
+        selfplay_games=2048,
+        plies_per_iteration=16,
+        replay_capacity=1_000_000,
+        min_replay=20_000,
+    ),
+}
+
+
 @chex.dataclass(frozen=True)
 class TrainState:
     params: chex.ArrayTree

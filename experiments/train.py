@@ -1,0 +1,83 @@
+"""Train an AlphaZero agent: `python experiments/train.py --board 7` (Hex 7x7, 5 minutes).
+
+Shortcuts: --game, --board, --rule, --swap, --preset (tiny | cpu | accelerator), --simulations,
+--minutes, --iterations, --workdir, --resume. Every config field is also a flag, e.g.
+`--search.policy puct`, `--optimizer.learning_rate 3e-4`, `--selfplay_games 256`
+(see --help). Output in --workdir: metrics.jsonl, tensorboard/, checkpoints/, plots/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hexjax import config_io, run
+from hexjax.checkpoint import CheckpointError
+from hexjax.train import PRESETS, TrainConfig
+
+
+def parse(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=["hex", "gomoku", "othello"], help="default: hex")
+    parser.add_argument("--board", type=int, help="board size (default 7 for hex)")
+    parser.add_argument("--rule", choices=["freestyle", "standard", "renju"], help="gomoku rule")
+    parser.add_argument("--swap", action="store_true", help="hex: allow the swap move")
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="cpu")
+    parser.add_argument("--simulations", type=int, help="search simulations per move")
+    parser.add_argument("--minutes", type=float, help="wall-clock budget (default 5)")
+    parser.add_argument("--iterations", type=int, help="iteration budget")
+    parser.add_argument("--workdir", default=None, help="default: runs/<game><board>")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --workdir")
+    parser.add_argument("--eval-every", type=int, default=25, help="iterations; 0: never")
+    parser.add_argument("--eval-games", type=int, default=64)
+    parser.add_argument("--checkpoint-every", type=int, default=50, help="iterations")
+    parser.add_argument("--checkpoint-minutes", type=float, default=5.0)
+    parser.add_argument("--quiet", action="store_true", help="no progress line")
+    config_io.add_flags(parser, TrainConfig)
+    args = parser.parse_args(argv)
+
+    overrides = config_io.overrides_from_args(args, TrainConfig)
+    shortcuts = {
+        "game.name": args.game,
+        "game.size": args.board,
+        "game.rule": args.rule,
+        "game.swap": True if args.swap else None,
+        "search.num_simulations": args.simulations,
+    }
+    overrides.update({k: v for k, v in shortcuts.items() if v is not None})
+    if args.game and args.game != "hex" and args.board is None:
+        overrides["game.size"] = {"gomoku": 9, "othello": 8}[args.game]
+    config = config_io.replace(PRESETS[args.preset], overrides)
+    config.game.make()  # a bad game option fails here, with the game's own message
+    if args.minutes is None and args.iterations is None:
+        args.minutes = 5.0
+    options = run.RunOptions(
+        minutes=args.minutes,
+        iterations=args.iterations,
+        checkpoint_every=args.checkpoint_every,
+        checkpoint_minutes=args.checkpoint_minutes,
+        eval_every=args.eval_every,
+        eval_games=args.eval_games,
+        resume=args.resume,
+        quiet=args.quiet,
+    )
+    workdir = args.workdir or f"runs/{config.game.name}{config.game.size}"
+    return config, workdir, options
+
+
+def main(argv=None) -> int:
+    try:
+        config, workdir, options = parse(argv)
+        record = run.run(config, workdir, options)
+    except (ValueError, CheckpointError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    summary = ", ".join(
+        f"{k} {record[k]:.3g}" for k in ("iteration", "vs_random", "vs_greedy") if k in record
+    )
+    print(f"done: {summary}; outputs in {workdir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

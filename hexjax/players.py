@@ -1,0 +1,130 @@
+"""Batched players and an arena.
+
+A player is a pure function `player(key, states) -> actions` over a batch of game states
+(int32[B] actions, legal wherever the game is live). Players here:
+
+- `random_player`: uniform over legal moves;
+- `greedy_player`: wins at once if it can, else blocks the opponent's immediate win, else
+  random (one ply of look-ahead for both sides, generic over games);
+- `make_search_player(game, net, config)(params)`: the network with mctx search
+  (deterministic when `config.gumbel_scale == 0`).
+
+`arena(game, first, second, key, num_games, opening_plies)` plays games in parallel with
+colours alternated, after `opening_plies` uniformly random plies so that deterministic players
+do not replay one game, and returns per-game scores from `first`'s view.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from hexjax import search as search_lib
+from hexjax.games import Game
+from hexjax.sampling import random_legal_action
+
+
+def random_player(game: Game):
+    del game
+
+    def play(key, states):
+        return random_legal_action(key, states.legal_action_mask)
+
+    return play
+
+
+def _winning_moves(game: Game, states) -> jax.Array:
+    """bool[B, A]: legal moves that win the game at once for the side to move."""
+    actions = jnp.arange(game.num_actions)
+
+    def one(state):
+        children = jax.vmap(game.step, in_axes=(None, 0))(state, actions)
+        return (
+            state.legal_action_mask
+            & children.terminated
+            & (children.winner == state.current_player)
+        )
+
+    return jax.vmap(one)(states)
+
+
+def greedy_player(game: Game):
+    def play(key, states):
+        wins = _winning_moves(game, states)
+        # The opponent's winning moves, as if it were to move now (a pass-free "null move").
+        flipped = states.replace(current_player=1 - states.current_player)
+        threats = _winning_moves(game, flipped) & states.legal_action_mask
+        preferred = jnp.where(
+            wins.any(axis=1, keepdims=True),
+            wins,
+            jnp.where(threats.any(axis=1, keepdims=True), threats, states.legal_action_mask),
+        )
+        return random_legal_action(key, preferred)
+
+    return play
+
+
+def make_search_player(game: Game, net, config: search_lib.SearchConfig):
+    """params -> player; the search runs on every call with `config`."""
+    search = search_lib.make_search(game, net, config)
+
+    def with_params(params):
+        def play(key, states):
+            return search(params, key, states, states.step_count).action
+
+        return play
+
+    return with_params
+
+
+def evaluation_config(config: search_lib.SearchConfig) -> search_lib.SearchConfig:
+    """The same search, deterministic: no Gumbel noise, no root noise, best move."""
+    return dataclasses.replace(
+        config, gumbel_scale=0.0, dirichlet_fraction=0.0, temperature_plies=0
+    )
+
+
+def arena(game: Game, first, second, key, num_games: int, opening_plies: int = 2):
+    """float32[num_games] scores for `first` (1 win, 0.5 draw, 0 loss); `first` plays
+    Black/the first move in even-numbered games and the other colour in odd ones."""
+    init_key, opening_key, play_key = jax.random.split(key, 3)
+    states = jax.vmap(game.init)(jax.random.split(init_key, num_games))
+    first_colour = jnp.arange(num_games) % 2  # 0: first moves first
+
+    def opening(states, k):
+        return jax.vmap(game.step)(states, random_legal_action(k, states.legal_action_mask)), None
+
+    states, _ = jax.lax.scan(opening, states, jax.random.split(opening_key, opening_plies))
+
+    def ply(states, k):
+        first_key, second_key = jax.random.split(k)
+        mover_is_first = states.current_player == first_colour
+        action = jnp.where(mover_is_first, first(first_key, states), second(second_key, states))
+        return jax.vmap(game.step)(states, action), None
+
+    plies = game.max_plies - opening_plies
+    states, _ = jax.lax.scan(ply, states, jax.random.split(play_key, max(plies, 0)))
+    winner = states.winner
+    return jnp.where(winner == first_colour, 1.0, jnp.where(winner < 0, 0.5, 0.0))
+
+
+def summarize(scores) -> dict:
+    """Wins, draws, losses, the mean score and its 95% confidence interval (normal
+    approximation with the sample variance, clipped to [0, 1])."""
+    scores = np.asarray(scores, np.float64)
+    count = len(scores)
+    mean = float(scores.mean()) if count else 0.0
+    spread = 1.96 * float(scores.std(ddof=1)) / math.sqrt(count) if count > 1 else 1.0
+    return {
+        "games": count,
+        "wins": int((scores == 1).sum()),
+        "draws": int((scores == 0.5).sum()),
+        "losses": int((scores == 0).sum()),
+        "score": mean,
+        "low": max(0.0, mean - spread),
+        "high": min(1.0, mean + spread),
+    }

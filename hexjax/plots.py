@@ -1,0 +1,66 @@
+"""PNG plots of a run's metrics.jsonl: losses and evaluation scores against time."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+
+def _records(path: pathlib.Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def training_curves(metrics_path, out_dir) -> list[pathlib.Path]:
+    """Write loss.png and evaluation.png into `out_dir`; returns the files written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    records = _records(pathlib.Path(metrics_path))
+    if not records:
+        return []
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    minutes = [r["elapsed_seconds"] / 60 for r in records]
+    written = []
+
+    figure, axis = plt.subplots(figsize=(7, 4))
+    for name in ("policy_loss", "value_loss"):
+        axis.plot(minutes, [r[name] for r in records], label=name.replace("_", " "))
+    axis.set_xlabel("minutes")
+    axis.set_ylabel("loss")
+    axis.legend()
+    axis.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(out_dir / "loss.png", dpi=100)
+    plt.close(figure)
+    written.append(out_dir / "loss.png")
+
+    evaluated = [r for r in records if any(k.startswith("vs_") for k in r)]
+    if evaluated:
+        figure, axis = plt.subplots(figsize=(7, 4))
+        names = sorted({k[3:] for r in evaluated for k in r if k.startswith("vs_")} - {""})
+        names = [n for n in names if not n.endswith(("_low", "_high"))]
+        for name in names:
+            rows = [r for r in evaluated if f"vs_{name}" in r]
+            x = [r["elapsed_seconds"] / 60 for r in rows]
+            axis.plot(x, [100 * r[f"vs_{name}"] for r in rows], marker="o", label=f"vs {name}")
+            axis.fill_between(
+                x,
+                [100 * r[f"vs_{name}_low"] for r in rows],
+                [100 * r[f"vs_{name}_high"] for r in rows],
+                alpha=0.2,
+            )
+        axis.set_xlabel("minutes")
+        axis.set_ylabel("score %")
+        axis.set_ylim(0, 100)
+        axis.legend()
+        axis.grid(alpha=0.3)
+        figure.tight_layout()
+        figure.savefig(out_dir / "evaluation.png", dpi=100)
+        plt.close(figure)
+        written.append(out_dir / "evaluation.png")
+    return written

@@ -1,0 +1,213 @@
+"""The host side of a training run: budget, progress, logs, evaluation, checkpoints, plots.
+
+`run(config, workdir, ...)` jits the iteration once and calls it until the time or iteration
+budget is spent. Between iterations it prints a progress line, appends metrics to
+`workdir/metrics.jsonl` and TensorBoard (`workdir/tensorboard`), evaluates every few iterations
+against the random and the greedy player, and checkpoints every N iterations or minutes, at the
+end, and on Ctrl-C. A workdir that already holds checkpoints is never overwritten: pass
+`resume=True` to continue it (with the config stored in it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import sys
+import time
+
+import jax
+import numpy as np
+
+from hexjax import checkpoint as checkpoint_lib
+from hexjax import config_io, players
+from hexjax import network as network_lib
+from hexjax.train import TrainConfig, make_iteration
+
+
+@dataclasses.dataclass(frozen=True)
+class RunOptions:
+    minutes: float | None = None  # wall-clock budget, compilation included
+    iterations: int | None = None  # or a number of iterations (both: whichever ends first)
+    checkpoint_every: int = 50  # iterations
+    checkpoint_minutes: float = 5.0
+    eval_every: int = 25  # iterations; 0: never
+    eval_games: int = 64
+    resume: bool = False
+    quiet: bool = False
+
+    def __post_init__(self):
+        if self.minutes is None and self.iterations is None:
+            raise ValueError("give a budget: --minutes or --iterations")
+        if self.minutes is not None and self.minutes <= 0:
+            raise ValueError(f"--minutes must be positive, got {self.minutes}")
+        if self.iterations is not None and self.iterations < 1:
+            raise ValueError(f"--iterations must be at least 1, got {self.iterations}")
+        if self.eval_games < 2 or self.eval_games % 2:
+            raise ValueError(f"eval games must be even and at least 2, got {self.eval_games}")
+
+
+class _Evaluator:
+    """Arena games of the current network (deterministic search) against baselines."""
+
+    def __init__(self, config: TrainConfig, game, games: int):
+        net = network_lib.make_network(config.network, game.num_actions)
+        agent = players.make_search_player(game, net, players.evaluation_config(config.search))
+        opponents = {"random": players.random_player(game), "greedy": players.greedy_player(game)}
+
+        def match(params, key, opponent):
+            return players.arena(game, agent(params), opponent, key, games, opening_plies=2)
+
+        self._matches = {
+            name: jax.jit(lambda params, key, o=opponent: match(params, key, o))
+            for name, opponent in opponents.items()
+        }
+
+    def __call__(self, params, key) -> dict:
+        results = {}
+        for name, match in self._matches.items():
+            key, match_key = jax.random.split(key)
+            results[name] = players.summarize(np.asarray(match(params, match_key)))
+        return results
+
+
+class _Logs:
+    def __init__(self, workdir: pathlib.Path):
+        from tensorboardX import SummaryWriter
+
+        self.path = workdir / "metrics.jsonl"
+        self._writer = SummaryWriter(str(workdir / "tensorboard"))
+
+    def write(self, record: dict) -> None:
+        with self.path.open("a") as out:
+            out.write(json.dumps(record) + "\n")
+        step = record["iteration"]
+        for name, value in record.items():
+            if isinstance(value, int | float) and name != "iteration":
+                self._writer.add_scalar(name, value, step)
+        self._writer.flush()
+
+    def close(self) -> None:
+        self._writer.close()
+
+
+def _format_seconds(seconds: float) -> str:
+    seconds = int(max(seconds, 0))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
+    """Train; returns the last record written to metrics.jsonl."""
+    workdir = pathlib.Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    checkpoints = checkpoint_lib.Checkpointer(workdir / "checkpoints")
+    if checkpoints.steps() and not options.resume:
+        raise checkpoint_lib.CheckpointError(
+            f"{workdir} already holds a run (checkpoints {checkpoints.steps()}); "
+            "pass --resume to continue it or choose another --workdir"
+        )
+    if options.resume:
+        stored = checkpoints.restore_meta()
+        config = config_io.from_dict(TrainConfig, stored["config"])
+    game = config.game.make()
+    init, iteration = make_iteration(config, game)
+    key = jax.random.key(config.seed)
+    key, init_key, eval_key = jax.random.split(key, 3)
+    state = jax.jit(init)(init_key)
+    elapsed_before = 0.0
+    if options.resume:
+        restored = checkpoints.restore(state, key)
+        state, key = restored.state, restored.key
+        elapsed_before = float(restored.meta.get("elapsed_seconds", 0.0))
+    iteration = jax.jit(iteration)
+    evaluate = _Evaluator(config, game, options.eval_games) if options.eval_every else None
+    logs = _Logs(workdir)
+    (workdir / "config.json").write_text(json.dumps(config_io.to_dict(config), indent=2))
+
+    start = time.monotonic()
+    last_save = start
+    done = int(state.iteration)
+    first = done
+    record: dict = {}
+
+    def elapsed() -> float:
+        return elapsed_before + time.monotonic() - start
+
+    def save() -> None:
+        if int(state.iteration) in checkpoints.steps():
+            return  # already saved at this iteration
+        meta = {
+            "config": config_io.to_dict(config),
+            "iteration": int(state.iteration),
+            "elapsed_seconds": elapsed(),
+        }
+        checkpoints.save(int(state.iteration), state, key, meta)
+
+    def budget_left() -> bool:
+        if options.iterations is not None and done - first >= options.iterations:
+            return False
+        return options.minutes is None or time.monotonic() - start < options.minutes * 60
+
+    try:
+        while budget_left():
+            tick = time.monotonic()
+            key, iteration_key = jax.random.split(key)
+            state, metrics = iteration(state, iteration_key)
+            metrics = {k: float(v) for k, v in jax.device_get(metrics).items()}
+            done = int(state.iteration)
+            seconds = time.monotonic() - tick
+            record = {
+                "iteration": done,
+                "elapsed_seconds": round(elapsed(), 2),
+                "positions_per_second": metrics["positions"] / max(seconds, 1e-9),
+                **metrics,
+            }
+            if evaluate and (done % options.eval_every == 0 or not budget_left()):
+                eval_key, match_key = jax.random.split(eval_key)
+                for name, result in evaluate(state.params, match_key).items():
+                    record[f"vs_{name}"] = result["score"]
+                    record[f"vs_{name}_low"] = result["low"]
+                    record[f"vs_{name}_high"] = result["high"]
+            logs.write(record)
+            if not options.quiet:
+                _progress(record, options, time.monotonic() - start, done - first)
+            if (
+                done % options.checkpoint_every == 0
+                or time.monotonic() - last_save > options.checkpoint_minutes * 60
+            ):
+                save()
+                last_save = time.monotonic()
+    except KeyboardInterrupt:
+        print("\ninterrupted: saving a checkpoint", file=sys.stderr)
+    finally:
+        save()
+        checkpoints.close()
+        logs.close()
+        if not options.quiet:
+            print(file=sys.stderr)
+    from hexjax import plots
+
+    plots.training_curves(workdir / "metrics.jsonl", workdir / "plots")
+    return record
+
+
+def _progress(record: dict, options: RunOptions, seconds: float, iterations: int) -> None:
+    if options.minutes is not None:
+        fraction = seconds / (options.minutes * 60)
+    else:
+        fraction = iterations / options.iterations
+    if options.iterations is not None and options.minutes is not None:
+        fraction = max(fraction, iterations / options.iterations)
+    eta = seconds / max(fraction, 1e-9) - seconds
+    width = 20
+    bar = "#" * int(width * min(fraction, 1)) + "-" * (width - int(width * min(fraction, 1)))
+    line = (
+        f"\r[{bar}] it {record['iteration']} {_format_seconds(seconds)} "
+        f"ETA {_format_seconds(eta)} | {record['positions_per_second']:.0f} pos/s | "
+        f"loss p {record['policy_loss']:.2f} v {record['value_loss']:.2f} | "
+        f"len {record['game_length']:.1f}"
+    )
+    for name in ("random", "greedy"):
+        if f"vs_{name}" in record:
+            line += f" | vs {name} {100 * record[f'vs_{name}']:.0f}%"
+    print(line, end="", file=sys.stderr, flush=True)

@@ -1,0 +1,80 @@
+"""experiments/train.py: flags from the typed config, clear errors for bad input."""
+
+import importlib.util
+import json
+import pathlib
+
+import pytest
+
+SCRIPT = pathlib.Path(__file__).parents[1] / "experiments" / "train.py"
+
+
+def load_cli():
+    spec = importlib.util.spec_from_file_location("train_cli", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_flags_reach_the_config():
+    config, workdir, options = load_cli().parse(
+        ["--game", "gomoku", "--rule", "renju", "--board", "11", "--simulations", "8",
+         "--search.policy", "puct", "--optimizer.learning_rate", "3e-4", "--selfplay_games",
+         "64", "--network.compute_dtype", "bfloat16", "--iterations", "3"]
+    )  # fmt: skip
+    assert (config.game.name, config.game.size, config.game.rule) == ("gomoku", 11, "renju")
+    assert config.search.num_simulations == 8 and config.search.policy == "puct"
+    assert config.optimizer.learning_rate == 3e-4 and config.selfplay_games == 64
+    assert config.network.compute_dtype == "bfloat16"
+    assert workdir == "runs/gomoku11" and options.iterations == 3 and options.minutes is None
+
+
+def test_defaults_are_hex_seven_for_five_minutes():
+    config, workdir, options = load_cli().parse([])
+    assert (config.game.name, config.game.size) == ("hex", 7)
+    assert options.minutes == 5.0 and workdir == "runs/hex7"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--board", "1"], "hex size must be"),
+        (["--game", "gomoku", "--board", "30"], "gomoku size must be"),
+        (["--search.num_simulations", "0"], "num_simulations must be at least 1"),
+        (["--minutes", "-1"], "--minutes must be positive"),
+        (["--network.preset", "huge"], "network preset must be one of"),
+    ],
+)
+def test_bad_values_get_a_message_and_exit_code_2(argv, message, capsys, tmp_path):
+    code = load_cli().main([*argv, "--workdir", str(tmp_path)])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "checkpoints").exists() or not any((tmp_path / "checkpoints").iterdir())
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--search.simulations", "3"], "unrecognized arguments"),
+        (["--optimizer.name", "rmsprop"], "invalid choice: 'rmsprop'"),
+        (["--game.swap", "maybe"], "expected true or false"),
+    ],
+)
+def test_flags_argparse_rejects(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        load_cli().parse(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_tiny_run_writes_its_outputs(tmp_path, capsys):
+    argv = ["--preset", "tiny", "--board", "4", "--iterations", "4", "--eval-every", "2",
+            "--eval-games", "8", "--workdir", str(tmp_path)]  # fmt: skip
+    assert load_cli().main(argv) == 0
+    assert "done: iteration 4" in capsys.readouterr().out
+    records = [json.loads(x) for x in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [r["iteration"] for r in records] == [1, 2, 3, 4]
+    assert 0 <= records[-1]["vs_random"] <= 1 and "vs_greedy_low" in records[-1]
+    assert list((tmp_path / "tensorboard").iterdir())
+    assert (tmp_path / "plots" / "evaluation.png").exists()
+    assert json.loads((tmp_path / "config.json").read_text())["game"]["size"] == 4
