@@ -33,6 +33,11 @@ def parse(argv=None):
     parser.add_argument("--checkpoint-every", type=int, default=50, help="iterations")
     parser.add_argument("--checkpoint-minutes", type=float, default=5.0)
     parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument(
+        "--distributed",
+        action="store_true",
+        help="multi-host: call jax.distributed.initialize() first (run on every host)",
+    )
     config_io.add_flags(parser, TrainConfig)
     args = parser.parse_args(argv)
 
@@ -62,6 +67,10 @@ def parse(argv=None):
         quiet=args.quiet,
     )
     workdir = args.workdir or f"runs/{config.game.name}{config.game.size}"
+    if args.distributed:
+        import jax
+
+        jax.distributed.initialize()  # coordinator and process ids from the environment
     return config, workdir, options
 
 

@@ -20,9 +20,9 @@ import jax
 import numpy as np
 
 from hexjax import checkpoint as checkpoint_lib
-from hexjax import config_io, players
+from hexjax import config_io, players, sharding
 from hexjax import network as network_lib
-from hexjax.train import TrainConfig, make_iteration
+from hexjax.train import TrainConfig, jit_iteration, make_iteration, place
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,16 +110,20 @@ def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
         stored = checkpoints.restore_meta()
         config = config_io.from_dict(TrainConfig, stored["config"])
     game = config.game.make()
-    init, iteration = make_iteration(config, game)
+    # Several devices (or hosts, after jax.distributed.initialize()): split games and batches.
+    mesh = sharding.batch_mesh() if jax.device_count() > 1 else None
+    init, iteration = make_iteration(config, game, mesh)
     key = jax.random.key(config.seed)
     key, init_key, eval_key = jax.random.split(key, 3)
     state = jax.jit(init)(init_key)
+    if mesh is not None:
+        state = place(state, mesh)
     elapsed_before = 0.0
     if options.resume:
         restored = checkpoints.restore(state, key)
         state, key = restored.state, restored.key
         elapsed_before = float(restored.meta.get("elapsed_seconds", 0.0))
-    iteration = jax.jit(iteration)
+    iteration = jit_iteration(iteration, state, mesh)
     evaluate = _Evaluator(config, game, options.eval_games) if options.eval_every else None
     logs = _Logs(workdir)
     (workdir / "config.json").write_text(json.dumps(config_io.to_dict(config), indent=2))

@@ -20,7 +20,7 @@ import optax
 from hexjax import network as network_lib
 from hexjax import replay as replay_lib
 from hexjax import search as search_lib
-from hexjax import selfplay
+from hexjax import selfplay, sharding
 from hexjax.games import Game, make
 
 
@@ -148,13 +148,35 @@ def loss_fn(net, params, obs, policy_target, value_target):
     return policy_loss + value_loss, metrics
 
 
-def make_iteration(config: TrainConfig, game: Game | None = None):
-    """(init(key) -> TrainState, iteration(state, key) -> (TrainState, metrics))."""
+def make_train_step(net, optimizer: optax.GradientTransformation):
+    """train_step(params, opt_state, obs, policy, value) -> (params, opt_state, metrics): one
+    optimizer step on a minibatch (obs float32[M, ...], policy float32[M, A], value [M])."""
+
+    def train_step(params, opt_state, obs, policy, value):
+        grads, metrics = jax.grad(lambda p: loss_fn(net, p, obs, policy, value), has_aux=True)(
+            params
+        )
+        changes, opt_state = optimizer.update(grads, opt_state, params)
+        return optax.apply_updates(params, changes), opt_state, metrics
+
+    return train_step
+
+
+def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
+    """(init(key) -> TrainState, iteration(state, key) -> (TrainState, metrics)).
+
+    With a `mesh` (hexjax.sharding.batch_mesh()), minibatches are split over its devices; place
+    the state with `place(state, mesh)` and jit with `jit_iteration`."""
     game = game or config.game.make()
+    if mesh is not None:
+        sharding.check_divisible("selfplay_games", config.selfplay_games, mesh)
+        sharding.check_divisible("optimizer.batch_size", config.optimizer.batch_size, mesh)
+        sharding.check_divisible("replay_capacity", config.replay_capacity, mesh)
     net = network_lib.make_network(config.network, game.num_actions)
     optimizer = config.optimizer.make()
     search = search_lib.make_search(game, net, config.search)
     batch_size = config.optimizer.batch_size
+    train_step = make_train_step(net, optimizer)
 
     def init(key: jax.Array) -> TrainState:
         param_key, games_key = jax.random.split(key)
@@ -171,11 +193,10 @@ def make_iteration(config: TrainConfig, game: Game | None = None):
     def sgd_step(carry, key):
         params, opt_state, buffer, updates = carry
         obs, policy, value = replay_lib.sample(buffer, key, batch_size, game)
-        grads, metrics = jax.grad(lambda p: loss_fn(net, p, obs, policy, value), has_aux=True)(
-            params
-        )
-        changes, new_opt_state = optimizer.update(grads, opt_state, params)
-        new_params = optax.apply_updates(params, changes)
+        if mesh is not None:
+            split = sharding.minibatch_sharding(mesh)
+            obs, policy, value = jax.lax.with_sharding_constraint((obs, policy, value), split)
+        new_params, new_opt_state, metrics = train_step(params, opt_state, obs, policy, value)
         # Until the buffer holds enough positions, the step is computed and discarded.
         ready = buffer.size >= config.min_replay
         keep = lambda new, old: jax.tree.map(lambda a, b: jnp.where(ready, a, b), new, old)  # noqa: E731
@@ -225,3 +246,19 @@ def make_iteration(config: TrainConfig, game: Game | None = None):
         return new_state, metrics
 
     return init, iteration
+
+
+def place(state: TrainState, mesh) -> TrainState:
+    """Put a TrainState on the mesh's devices (games and replay split, the rest replicated)."""
+    return jax.device_put(state, sharding.state_shardings(state, mesh))
+
+
+def jit_iteration(iteration, state: TrainState, mesh=None):
+    """`iteration` jitted once; with a mesh, its state keeps the layout of `place`."""
+    if mesh is None:
+        return jax.jit(iteration)
+    layout = sharding.state_shardings(state, mesh)
+    replicated = sharding.replicated(mesh)
+    jitted = jax.jit(iteration, in_shardings=(layout, replicated), out_shardings=(layout, None))
+    # Keys made on one device (e.g. restored) are copied to all before the call.
+    return lambda state, key: jitted(state, jax.device_put(key, replicated))

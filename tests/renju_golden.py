@@ -131,4 +131,15 @@ GOLDEN = [
         False,
     ),
     ("real 3-3 control for the fakes", [(7, 4), (7, 5), (5, 7), (6, 7)], [], (7, 7), True),
+    # Depth 3 with p on y's line: x = (11, 8) extends p's anti-diagonal three; x's row three
+    # extends only to y = (11, 10), and with p on the board y's diagonal (7,6) (8,7) . p y is a
+    # four, so y is a double-four: x's row three is fake, x is no double-three, and p's
+    # anti-diagonal three is real. p's diagonal three is real too: a true 3-3.
+    (
+        "3-3 kept real by p on a line of the depth-3 point",
+        [(6, 12), (7, 6), (8, 7), (9, 10), (11, 7), (11, 9), (12, 7), (12, 8), (13, 8)],
+        [(11, 5)],
+        (10, 9),
+        True,
+    ),
 ]

@@ -16,35 +16,48 @@ precomputed table of 3**10 = 59049 entries gives:
                those moves is allowed
 
 Codes for all cells are sums of shifted views of the padded board (static slices), so a board
-costs 40 shift-and-add passes and 4 n*n lookups.
+costs 40 shift-and-add passes and 4 n*n lookups. Fives, overlines and double-fours are then
+decided for every cell elementwise.
 
+DOUBLE-THREES are recursive (a three counts only if its extension move is itself allowed), but
+only "doubtful" points need that reading: empty, no five, no overline, under two fours, and two
+or more threes counted naively. They are few (at most 6 per position in 10,000 positions from
+random games, 10 on boards crowded with Black stones), so the reading runs on the first
+`candidates` of them (12 on 15x15, in proportion to the area on other boards: 20 on 19x19),
+picked by scanning a bit-packed mask (a few words per step, not the
+board), with row gathers of packed (features, code) words; any further doubtful point counts as
+a double-three. For a doubtful point p:
 
-Double-three is recursive: a three counts only if its extension move x is itself allowed on
-the board with p added. The key observation that keeps this vectorised: Black on p and on x
-makes a straight four along the p-x line d, so from x's point of view that line is then exactly
-one four (no five, no overline, no three), and x's other three lines do not pass through p. So
-"x is forbidden once p is played" depends only on (x, d) and the base board's features of x's
-other lines: no five there, and an overline, or a four (with the new one, two), or two threes.
-That gives, for every cell and direction at once, a "blocked" map; p's three along d is real
-when one of its extension offsets lands on an unblocked cell, which is a static shifted slice of
-that map. No candidate selection, no gathers beyond the table lookups, no data-dependent loop.
+- x, each extension point of p's threes (the table never marks more than two per line). Black on
+  p and x makes a straight four on their line d, so from x's view that line is exactly one four
+  (no five, overline or three), and x's other lines do not pass through p: x is forbidden once p
+  is played iff its other lines have no five and an overline, a four (with the new one, two), or
+  two real threes.
+- x's threes are counted naively unless x has two of them and nothing else decides it. For up to
+  `deep_candidates` (6 on 15x15, 10 on 19x19) such (p, x) pairs per board (at most 2 in the
+  random positions, 5 on the crowded boards) they are read: y, each extension point of x's
+  threes, is judged on the board with p and x, exactly: y's line through x is one four by the
+  same argument, x is on no other line of y, and p can lie on one other line of y, whose code
+  then gets p's stone (base-3 digit +1; p within 5 cells, beyond that it changes nothing).
+  y's own threes are counted naively.
 
-The threes of x in that test are themselves counted with the previous level's answer: level 1
-counts them naively (recursion depth 2: p -> x), level 2 with level-1 threes (depth 3:
-p -> x -> y). `levels=2` is the default. The approximation at depth 3 is that y's lines are read
-from the board without p and x, which is exact unless y shares a line with p. Against the fully
-recursive reference (tests/renju_oracle.py): of the 1.86 million empty cells of 10,000
-positions from random renju games on 15x15, 8 differ (two points in four consecutive positions
-of one game, where y's diagonal passes through p), and on 300 composed boards crowded with Black
-stones 1 point in about 42,000 differs (levels=1 leaves 14 boards with differences; levels 3
-and 4 still leave that point, so it comes from the reading without p and x, not the depth).
-Nothing here depends on the board size: larger boards get the same bound, and need the same
-crowding to reach it.
+That is the recursion bound: depth 3 (p, x, y), each read on the board with the points before
+it. Why it suffices in practice: a wrong answer needs a y whose naive double-three is itself
+fake, a fourth nested double-three structure within a few cells, and none of the 1.9 million
+points compared against the fully recursive reference (tests/renju_oracle.py: 10,000 positions
+from random 15x15 games and 300 crowded composed boards, plus 9x9 and 19x19 boards) needs it:
+they all agree exactly. It is not a proof: such positions can be composed, and there the answer
+is the depth-3 one. Nothing depends on the board size; a larger board only has room for more
+doubtful points in one position (13 on 60 crowded 19x19 boards), hence the slots in proportion
+to the area.
+(An earlier whole-board version read y without p on the board; it missed exactly this case,
+kept as a golden position.)
 """
 
 from __future__ import annotations
 
 import functools
+import math
 
 import jax
 import jax.numpy as jnp
@@ -123,14 +136,83 @@ def pattern_table() -> np.ndarray:
     return table.astype(np.uint16)
 
 
-class Forbidden:
-    """Black's forbidden points on n x n boards: `mask(board) -> bool[n*n]`."""
+def _extension_slots() -> np.ndarray:
+    """int32[256, 2]: the (at most two) set bits of an extension byte, as indices into
+    EXTENSION_OFFSETS, -1 where absent. The pattern table never sets more than two."""
+    slots = np.full((256, 2), -1, np.int32)
+    for word in range(256):
+        bits = [i for i in range(8) if word >> i & 1][:2]
+        slots[word, : len(bits)] = bits
+    return slots
 
-    def __init__(self, n: int, levels: int = 2):
+
+# One four and nothing else: a line through x where x completes p's straight four.
+_ONE_FOUR = 1 << FOUR_SHIFT
+
+
+def _first(mask: jax.Array, count: int):
+    """The first `count` True positions of bool[N]: (index int32[count], used bool[count],
+    the mask with them cleared). Unused slots hold index 0. For short masks (the deep
+    candidates among the candidates)."""
+    index = jnp.arange(mask.shape[0], dtype=jnp.int32)
+    picked, used = [], []
+    for _ in range(count):
+        cell = jnp.argmax(mask).astype(jnp.int32)
+        picked.append(cell)
+        used.append(mask[cell])
+        mask = mask & (index != cell)
+    return jnp.stack(picked), jnp.stack(used), mask
+
+
+def _to_words(mask: jax.Array) -> jax.Array:
+    """bool[N] -> uint32[ceil(N / 32)], bit b of word w = mask[32 w + b]."""
+    words = -(-mask.shape[0] // 32)
+    bits = jnp.pad(mask, (0, 32 * words - mask.shape[0])).reshape(words, 32)
+    return jnp.sum(
+        bits.astype(jnp.uint32) << jnp.arange(32, dtype=jnp.uint32), axis=1, dtype=jnp.uint32
+    )
+
+
+def _from_words(words: jax.Array, size: int) -> jax.Array:
+    bits = (words[:, None] >> jnp.arange(32, dtype=jnp.uint32)) & 1
+    return bits.reshape(-1)[:size].astype(jnp.bool_)
+
+
+def _first_bits(words: jax.Array, count: int):
+    """The first `count` set bits of a word array: (cell int32[count], used bool[count], the
+    words with them cleared). Each step touches a few words, not the whole board: picking
+    points this way is what keeps the candidate reading cheap."""
+    word_index = jnp.arange(words.shape[0], dtype=jnp.int32)
+    picked, used = [], []
+    for _ in range(count):
+        w = jnp.argmax(words != 0).astype(jnp.int32)
+        word = jnp.sum(jnp.where(word_index == w, words, 0), dtype=jnp.uint32)
+        lowest = word & (~word + jnp.uint32(1))
+        bit = jax.lax.population_count(lowest - jnp.uint32(1)).astype(jnp.int32)
+        picked.append(w * 32 + bit)
+        used.append(word != 0)
+        words = words ^ jnp.where(word_index == w, lowest, jnp.uint32(0))
+    return jnp.stack(picked), jnp.stack(used), words
+
+
+class Forbidden:
+    """Black's forbidden points on n x n boards: `mask(board) -> bool[n*n]`.
+
+    `candidates` bounds how many points per board get the double-three reading (see the module
+    docstring); a board with more such points treats the extra ones as plain double-threes.
+    """
+
+    def __init__(self, n: int, candidates: int | None = None, deep_candidates: int | None = None):
         self.n = n
-        self.levels = levels  # recursion depth of the double-three check, minus one
+        # 12 and 6 on 15x15, in proportion to the area elsewhere: doubtful points need room.
+        scale = max(n * n / 225, 1 / 3)
+        self.candidates = candidates or math.ceil(12 * scale)
+        self.deep_candidates = deep_candidates or math.ceil(6 * scale)
         self._table = pattern_table()
         self._weights = {offset: 3**j for j, offset in enumerate(OFFSETS)}  # base-3 digits
+        self._slots = _extension_slots()
+        self._max_slot = int(max(bin(int(v) >> EXT_SHIFT).count("1") for v in self._table))
+        assert self._max_slot <= 2  # the table's promise, relied on by the two slots
 
     def codes(self, board: jax.Array) -> jax.Array:
         """int32[4, n, n]: pattern code of every cell in each direction. board: int8[n, n]."""
@@ -153,44 +235,111 @@ class Forbidden:
     def mask(self, board: jax.Array) -> jax.Array:
         """bool[n*n]: empty cells where a Black stone is forbidden. board: int8[n, n]."""
         n = self.n
-        features = list(self._lookup(self.codes(board)))  # 4 x uint16[n, n], one a direction
+        codes = self.codes(board)
+        features = self._lookup(codes)  # uint16[4, n, n]
         any_bits = features[0] | features[1] | features[2] | features[3]
-        fours_d = [((f >> FOUR_SHIFT) & 3).astype(jnp.int8) for f in features]
-        threes_d = [((f >> EXT_SHIFT) != 0).astype(jnp.int8) for f in features]
-        fours = sum(fours_d)
         five, overline = (any_bits & FIVE) != 0, (any_bits & OVERLINE) != 0
+        fours = sum(((f >> FOUR_SHIFT) & 3).astype(jnp.int8) for f in features)
+        threes = sum(((f >> EXT_SHIFT) != 0).astype(jnp.int8) for f in features)
+        empty = board == 0
+        sure = empty & ~five & (overline | (fours >= 2))
+        # Only a point with two or more threes (counted naively) can be a double-three.
+        doubtful = (empty & ~five & ~overline & (fours < 2) & (threes >= 2)).reshape(-1)
 
-        # EXTENSION POINTS, EVALUATED WITH p ADDED. Black on p and on an extension x of p's
-        # three along d makes a straight four on that line: from x's view that line is then
-        # exactly one four (no five, overline or three), and x's other lines do not pass
-        # through p. So "x is forbidden once p is played" depends only on (x, d): x's other
-        # lines have no five, and an overline, or a four (the new one makes two), or two
-        # threes. Each level counts x's threes with the previous level's answer; level 1
-        # counts them naively (recursion depth 2), level 2 with depth-2 threes (depth 3).
-        threes_d = [t.astype(jnp.bool_) for t in threes_d]  # per direction, naive
-        # extension[d][i][p]: p's three along d extends at offset EXTENSION_OFFSETS[i].
-        extension = [
-            [((f >> (EXT_SHIFT + i)) & 1).astype(jnp.bool_) for i in range(8)] for f in features
-        ]
-        for _ in range(self.levels):
-            threes = sum(t.astype(jnp.int8) for t in threes_d)
-            new_threes_d = []
-            for d, (dr, dc) in enumerate(DIRECTIONS):
-                others = [f for e, f in enumerate(features) if e != d]
-                other_bits = others[0] | others[1] | others[2]
-                blocked = ((other_bits & FIVE) == 0) & (
-                    ((other_bits & OVERLINE) != 0)
-                    | (fours - fours_d[d] >= 1)
-                    | (threes - threes_d[d].astype(jnp.int8) >= 2)
-                )
-                allowed = jnp.pad(~blocked, 4)  # off the board: never an extension anyway
-                real = jnp.zeros((n, n), jnp.bool_)
-                for i, o in enumerate(EXTENSION_OFFSETS):
-                    # allowed at p + o * (dr, dc), for every p: a static slice.
-                    at = allowed[4 + o * dr : 4 + o * dr + n, 4 + o * dc : 4 + o * dc + n]
-                    real = real | (extension[d][i] & at)
-                new_threes_d.append(real)
-            threes_d = new_threes_d
-        real_threes = sum(t.astype(jnp.int8) for t in threes_d)
-        forbidden = ~five & (overline | (fours >= 2) | (real_threes >= 2))
-        return ((board == 0) & forbidden).reshape(-1)
+        # Features and codes of a cell in one word, so each read below is one row gather.
+        packed = (features.astype(jnp.uint32) << 16) | codes.astype(jnp.uint32)
+        rows = packed.reshape(4, -1).T  # uint32[n*n, 4]
+
+        # UP TO `candidates` SUCH POINTS p (the first in reading order; any others count as
+        # plain double-threes) and the extension points x of their threes.
+        points, used, remaining = _first_bits(_to_words(doubtful), self.candidates)
+        x_cells, x_valid = self._extensions(points, rows[points] >> 16, [0, 1, 2, 3])  # [K,4,2]
+        x_rows = rows[x_cells] >> 16  # uint32[K, 4, 2, 4]
+        # x is forbidden once p is played if its other lines make a five (never), or else an
+        # overline or a four (the one along p makes two), or two real threes.
+        other = jnp.arange(4) != jnp.arange(4)[:, None, None]  # [d, 1, line]: line != d
+        x_other = jnp.where(other, x_rows, 0)
+        x_bits = x_other[..., 0] | x_other[..., 1] | x_other[..., 2] | x_other[..., 3]
+        x_fours = jnp.sum((x_other >> FOUR_SHIFT) & 3, axis=-1)
+        x_threes = jnp.sum((x_other >> EXT_SHIFT) != 0, axis=-1)  # naive
+        no_five = (x_bits & FIVE) == 0
+        decided = no_five & (((x_bits & OVERLINE) != 0) | (x_fours >= 1))
+        # Where x has two naive threes and nothing else decides it, read them: up to
+        # `deep_candidates` such (p, x) pairs per board get their ys checked.
+        open_question = x_valid & no_five & ~decided & (x_threes >= 2) & used[:, None, None]
+        pairs, pair_used, _ = _first(open_question.reshape(-1), self.deep_candidates)
+        pair_p = jnp.sum(
+            jnp.where(jnp.arange(self.candidates) == pairs[:, None] // 8, points, 0), 1
+        )
+        pair_x = jnp.sum(
+            jnp.where(jnp.arange(x_cells.size) == pairs[:, None], x_cells.reshape(-1), 0), 1
+        )
+        pair_real = self._real_threes(rows, pair_p, pair_x, (pairs // 2) % 4)
+        x_threes = x_threes.reshape(-1)
+        for b in range(self.deep_candidates):  # the real count, where it was read
+            here = (jnp.arange(x_cells.size) == pairs[b]) & pair_used[b]
+            x_threes = jnp.where(here, pair_real[b], x_threes)
+        x_threes = x_threes.reshape(x_cells.shape)
+        x_forbidden = decided | (no_five & (x_threes >= 2))
+        real = jnp.sum(jnp.any(x_valid & ~x_forbidden, axis=-1), axis=-1)  # [K]
+        verdict = used & (real >= 2)
+
+        word_index = jnp.arange(remaining.shape[0], dtype=jnp.int32)
+        for k in range(self.candidates):
+            bit = verdict[k].astype(jnp.uint32) << (points[k] % 32).astype(jnp.uint32)
+            remaining = remaining | jnp.where(word_index == points[k] // 32, bit, jnp.uint32(0))
+        return sure.reshape(-1) | _from_words(remaining, n * n)
+
+    def _extensions(self, cells, rows, directions):
+        """Extension points of `cells`' threes: (cells int32[..., D, 2], valid bool[..., D, 2])
+        along each of `directions` (a static list of D direction indices)."""
+        n = self.n
+        ext = (rows[..., directions] >> EXT_SHIFT) & 0xFF  # [..., D]
+        slot = jnp.asarray(self._slots)[ext]  # [..., D, 2]
+        offset = jnp.asarray(EXTENSION_OFFSETS, jnp.int32)[jnp.maximum(slot, 0)]
+        step_r = jnp.asarray([DIRECTIONS[d][0] for d in directions], jnp.int32)[:, None]
+        step_c = jnp.asarray([DIRECTIONS[d][1] for d in directions], jnp.int32)[:, None]
+        r, c = (cells // n)[..., None, None], (cells % n)[..., None, None]
+        target = (r + offset * step_r) * n + (c + offset * step_c)
+        valid = slot >= 0  # a set bit always points at an empty cell on the board
+        return jnp.where(valid, target, 0), valid
+
+    def _real_threes(self, packed_rows, p, x, d):
+        """int32[M]: threes of x (int32[M]) on its lines other than d (int32[M], the line of
+        p, int32[M]) that stay real once p and x are played: some extension point y of theirs
+        is not forbidden then. y is read with p and x on the board: x completes a straight
+        four on y's line through x (one four, nothing else), and p can lie on one other line
+        of y (then that line's code gets p's stone). y's own threes are counted naively: that
+        is the depth bound (module docstring)."""
+        n = self.n
+        x_rows = packed_rows[x] >> 16  # [M, 4]
+        x_rows = jnp.where(jnp.arange(4) == d[:, None], 0, x_rows)  # line d is p's four now
+        y_cells, y_valid = self._extensions(x, x_rows, [0, 1, 2, 3])  # [M, 4, 2]
+        packed = packed_rows[y_cells]  # uint32[M, 4, 2, 4]
+        lines = packed >> 16
+        # p on a line f of y, within the coded radius: that line's code gets p's stone.
+        pp = p[:, None, None]
+        dr, dc = pp // n - y_cells // n, pp % n - y_cells % n
+        line_of_p = jnp.full(y_cells.shape, -1, jnp.int32)
+        offset = jnp.zeros(y_cells.shape, jnp.int32)
+        for f, (fr, fc) in enumerate(DIRECTIONS):
+            k = dr if fr != 0 else dc  # p = y + k * f, if p is on that line
+            on = (dr == k * fr) & (dc == k * fc) & (jnp.abs(k) >= 1) & (jnp.abs(k) <= RADIUS)
+            line_of_p = jnp.where(on, f, line_of_p)
+            offset = jnp.where(on, k, offset)
+        which = jnp.arange(4) == line_of_p[..., None]  # [M, 4, 2, 4]
+        code = jnp.sum(jnp.where(which, packed & 0xFFFF, 0), axis=-1).astype(jnp.int32)
+        digit = jnp.where(offset < 0, offset + RADIUS, offset + RADIUS - 1)
+        code = code + jnp.where(line_of_p >= 0, 3 ** jnp.clip(digit, 0, 9), 0)
+        changed = jnp.asarray(self._table)[code].astype(jnp.uint32)
+        lines = jnp.where(which, changed[..., None], lines)
+        # x completes a straight four on y's line through x (axis 1): one four there.
+        incoming = jnp.arange(4)[None, :, None, None] == jnp.arange(4)
+        lines = jnp.where(incoming, _ONE_FOUR, lines)
+        bits = lines[..., 0] | lines[..., 1] | lines[..., 2] | lines[..., 3]
+        fours = jnp.sum((lines >> FOUR_SHIFT) & 3, axis=-1)
+        threes = jnp.sum((lines >> EXT_SHIFT) != 0, axis=-1)
+        y_forbidden = ((bits & FIVE) == 0) & (
+            ((bits & OVERLINE) != 0) | (fours >= 2) | (threes >= 2)
+        )
+        return jnp.sum(jnp.any(y_valid & ~y_forbidden, axis=-1), axis=-1)

@@ -1,0 +1,76 @@
+"""Run by tests/test_sharding.py in a fresh process with 4 host CPU devices (XLA_FLAGS must be
+set before JAX starts). Prints one JSON line of findings."""
+
+import json
+import os
+import sys
+
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_train import tiny_config  # noqa: E402
+
+from hexjax import network as network_lib  # noqa: E402
+from hexjax import sharding  # noqa: E402
+from hexjax.train import jit_iteration, make_iteration, make_train_step, place  # noqa: E402
+
+
+def main():
+    config = tiny_config()
+    mesh = sharding.batch_mesh()
+    findings = {"devices": len(jax.devices())}
+
+    # A 4-device run of the whole iteration.
+    init, iteration = make_iteration(config, mesh=mesh)
+    state = place(init(jax.random.key(0)), mesh)
+    step = jit_iteration(iteration, state, mesh)
+    for i in range(5):
+        state, metrics = step(state, jax.random.key(i + 1))
+    findings["updates"] = int(state.updates)
+    findings["finite"] = bool(all(np.isfinite(v) for v in jax.device_get(metrics).values()))
+    findings["games_split"] = len(state.selfplay.games.board.sharding.device_set)
+    findings["params_replicated"] = state.params["Conv_0"]["kernel"].sharding.is_fully_replicated
+
+    # Optimizer steps on the same minibatch, 1 device against 4 (two: the warmup schedule
+    # starts from a learning rate of 0).
+    game = config.game.make()
+    net = network_lib.make_network(config.network, game.num_actions)
+    optimizer = config.optimizer.make()
+    params = network_lib.init_params(net, jax.random.key(3), game.observation_shape)
+    keys = jax.random.split(jax.random.key(4), 3)
+    obs = jax.random.bernoulli(keys[0], 0.3, (32, *game.observation_shape)).astype(jnp.float32)
+    policy = jax.nn.softmax(jax.random.normal(keys[1], (32, game.num_actions)))
+    value = jnp.sign(jax.random.normal(keys[2], (32,)))
+    train_step = jax.jit(make_train_step(net, optimizer))
+    single = jax.device_put((params, optimizer.init(params), obs, policy, value), jax.devices()[0])
+    one, opt, _ = train_step(*single)
+    one, _, _ = train_step(one, opt, *single[2:])
+    split = sharding.minibatch_sharding(mesh)
+    replicated = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+    params4 = jax.device_put(params, replicated)
+    opt4 = jax.device_put(optimizer.init(params), replicated)
+    batch4 = jax.device_put((obs, policy, value), split)
+    four, opt4, _ = train_step(params4, opt4, *batch4)
+    four, _, _ = train_step(four, opt4, *batch4)
+    one, four, params = jax.device_get((one, four, params))
+    difference = jax.tree.map(lambda a, b: float(np.max(np.abs(a - b))), one, four)
+    findings["max_param_difference"] = max(jax.tree.leaves(difference))
+    moved = jax.tree.map(lambda a, b: float(np.max(np.abs(a - b))), one, params)
+    findings["max_param_change"] = max(jax.tree.leaves(moved))
+    findings["batch_split"] = len(batch4[0].sharding.device_set)
+
+    # Batches that do not split evenly are refused up front.
+    try:
+        make_iteration(tiny_config(selfplay_games=6), mesh=mesh)
+        findings["indivisible_error"] = None
+    except ValueError as error:
+        findings["indivisible_error"] = str(error)
+    print(json.dumps(findings))
+
+
+if __name__ == "__main__":
+    main()
