@@ -6,6 +6,9 @@ A player is a pure function `player(key, states) -> actions` over a batch of gam
 - `random_player`: uniform over legal moves;
 - `greedy_player`: wins at once if it can, else blocks the opponent's immediate win, else
   random (one ply of look-ahead for both sides, generic over games);
+- `rollout_mcts_player(game, num_simulations)`: UCT whose leaves are valued by one uniformly
+  random playout to the end of the game (the standard baseline that needs no training), on
+  mctx's batched tree;
 - `make_search_player(game, net, config)(params)`: the network with mctx search
   (deterministic when `config.gumbel_scale == 0`).
 
@@ -64,6 +67,83 @@ def greedy_player(game: Game):
             jnp.where(threats.any(axis=1, keepdims=True), threats, states.legal_action_mask),
         )
         return random_legal_action(key, preferred)
+
+    return play
+
+
+def _random_playout_value(game: Game, key, states):
+    """float32[B]: the result of one uniformly random playout from each state, from the view
+    of the player to move there (0 for a finished state: its reward was already paid)."""
+    step = jax.vmap(game.step)
+
+    def live(carry):
+        return ~carry[0].terminated.all()
+
+    def ply(carry):
+        games, key = carry
+        key, move_key = jax.random.split(key)
+        return step(games, random_legal_action(move_key, games.legal_action_mask)), key
+
+    final, _ = jax.lax.while_loop(live, ply, (states, key))
+    winner = final.winner
+    value = jnp.where(winner == states.current_player, 1.0, -1.0)
+    return jnp.where((winner < 0) | states.terminated, 0.0, value)
+
+
+def _uct_selection(rng_key, tree, node_index, depth, *, exploration):
+    """UCT over legal actions: unvisited first (random order), then Q + c sqrt(ln N / n)."""
+    del depth
+    visits = tree.children_visits[node_index].astype(jnp.float32)
+    total = jnp.maximum(tree.node_visits[node_index].astype(jnp.float32), 1.0)
+    q = tree.qvalues(node_index)
+    bonus = exploration * jnp.sqrt(jnp.log(total) / jnp.maximum(visits, 1.0))
+    noise = jax.random.uniform(rng_key, visits.shape) * 1e-6
+    score = jnp.where(visits == 0, 1e9 + noise, q + bonus + noise)
+    legal = tree.embeddings.legal_action_mask[node_index]
+    return jnp.argmax(jnp.where(legal, score, -jnp.inf)).astype(jnp.int32)
+
+
+def rollout_mcts_player(game: Game, num_simulations: int, exploration: float = 1.4):
+    """UCT with random-playout leaf values, `num_simulations` per move, batched over games;
+    plays the most visited move."""
+    import functools
+
+    import mctx
+
+    def recurrent_fn(params, key, action, states):
+        del params
+        mover = states.current_player
+        children = jax.vmap(game.step)(states, action)
+        reward = jnp.take_along_axis(children.rewards, mover[:, None], axis=1)[:, 0]
+        output = mctx.RecurrentFnOutput(
+            reward=jnp.where(states.terminated, 0.0, reward),
+            discount=jnp.where(children.terminated, 0.0, -1.0),
+            prior_logits=jnp.zeros(children.legal_action_mask.shape),
+            value=_random_playout_value(game, key, children),
+        )
+        return output, children
+
+    selection = functools.partial(_uct_selection, exploration=exploration)
+
+    def play(key, states):
+        value_key, search_key = jax.random.split(key)
+        root = mctx.RootFnOutput(
+            prior_logits=jnp.zeros(states.legal_action_mask.shape),
+            value=_random_playout_value(game, value_key, states),
+            embedding=states,
+        )
+        tree = mctx.search(
+            params=(),
+            rng_key=search_key,
+            root=root,
+            recurrent_fn=recurrent_fn,
+            root_action_selection_fn=functools.partial(selection, depth=0),
+            interior_action_selection_fn=selection,
+            num_simulations=num_simulations,
+            invalid_actions=~states.legal_action_mask,
+        )
+        visits = tree.summary().visit_counts
+        return jnp.argmax(jnp.where(states.legal_action_mask, visits, -1), axis=-1)
 
     return play
 

@@ -23,7 +23,7 @@ DOUBLE-THREES are recursive (a three counts only if its extension move is itself
 only "doubtful" points need that reading: empty, no five, no overline, under two fours, and two
 or more threes counted naively. They are few (at most 6 per position in 10,000 positions from
 random games, 10 on boards crowded with Black stones), so the reading runs on the first
-`candidates` of them (12 on 15x15, in proportion to the area on other boards: 20 on 19x19),
+`candidates` of them (12 up to 15x15, in proportion to the area above: 20 on 19x19),
 picked by scanning a bit-packed mask (a few words per step, not the
 board), with row gathers of packed (features, code) words; any further doubtful point counts as
 a double-three. For a doubtful point p:
@@ -34,7 +34,7 @@ a double-three. For a doubtful point p:
   is played iff its other lines have no five and an overline, a four (with the new one, two), or
   two real threes.
 - x's threes are counted naively unless x has two of them and nothing else decides it. For up to
-  `deep_candidates` (6 on 15x15, 10 on 19x19) such (p, x) pairs per board (at most 2 in the
+  `deep_candidates` (6 up to 15x15, 10 on 19x19) such (p, x) pairs per board (at most 2 in the
   random positions, 5 on the crowded boards) they are read: y, each extension point of x's
   threes, is judged on the board with p and x, exactly: y's line through x is one four by the
   same argument, x is on no other line of y, and p can lie on one other line of y, whose code
@@ -49,7 +49,7 @@ from random 15x15 games and 300 crowded composed boards, plus 9x9 and 19x19 boar
 they all agree exactly. It is not a proof: such positions can be composed, and there the answer
 is the depth-3 one. Nothing depends on the board size; a larger board only has room for more
 doubtful points in one position (13 on 60 crowded 19x19 boards), hence the slots in proportion
-to the area.
+to the area above 15x15 (a 9x9 board held 6).
 (An earlier whole-board version read y without p on the board; it missed exactly this case,
 kept as a golden position.)
 """
@@ -204,8 +204,8 @@ class Forbidden:
 
     def __init__(self, n: int, candidates: int | None = None, deep_candidates: int | None = None):
         self.n = n
-        # 12 and 6 on 15x15, in proportion to the area elsewhere: doubtful points need room.
-        scale = max(n * n / 225, 1 / 3)
+        # 12 and 6 up to 15x15, in proportion to the area above: doubtful points need room.
+        scale = max(n * n / 225, 1.0)
         self.candidates = candidates or math.ceil(12 * scale)
         self.deep_candidates = deep_candidates or math.ceil(6 * scale)
         self._table = pattern_table()
