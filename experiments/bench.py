@@ -209,6 +209,39 @@ def bench_game(name: str, args) -> list[dict]:
     return rows
 
 
+def bench_selfplay(args) -> list[dict]:
+    """Self-play positions per second, hexjax against pgx + mctx (experiments/selfplay_bench.py)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import selfplay_bench
+
+    batch, plies = args.selfplay_batch, args.selfplay_plies
+    runs = selfplay_bench.engines(batch, args.selfplay_simulations, plies)
+    rates = {name: [] for name, _, _ in runs}
+    for repeat in range(args.repeats):
+        order = runs[repeat % len(runs) :] + runs[: repeat % len(runs)]
+        for name, run, params in order:
+            start = time.perf_counter()
+            jax.block_until_ready(run(params, jax.random.key(repeat + 1)))
+            rates[name].append(batch * plies / (time.perf_counter() - start))
+    label = f"hex 11x11 self-play, {args.selfplay_simulations} simulations"
+    rows = []
+    for name in rates:
+        row = {
+            "game": label,
+            "engine": name,
+            "batch": batch,
+            "moves_per_s": statistics.median(rates[name]),
+            "all": rates[name],
+            "plies_per_game": float("nan"),
+        }
+        if name != "hexjax":
+            pairs = zip(rates["hexjax"], rates[name], strict=True)
+            row["hexjax_ratio"] = statistics.median(a / b for a, b in pairs)
+        rows.append(row)
+        print(f"  {label} {name:10s} {row['moves_per_s']:>10,.0f} positions/s", file=sys.stderr)
+    return rows
+
+
 def table(rows: list[dict]) -> str:
     lines = [
         "| game | engine | batch | moves/s (median) | plies/game | hexjax ÷ engine "
@@ -243,13 +276,24 @@ def main(argv=None) -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="OpenSpiel time per repeat")
     parser.add_argument("--skip", nargs="*", default=[], choices=["hexjax", "pgx", "open_spiel"])
     parser.add_argument("--json", type=Path, default=Path("results/bench.json"))
+    parser.add_argument(
+        "--selfplay",
+        action="store_true",
+        help="measure self-play (search + network) against pgx + mctx instead of random play",
+    )
+    parser.add_argument("--selfplay-batch", type=int, default=256)
+    parser.add_argument("--selfplay-simulations", type=int, default=32)
+    parser.add_argument("--selfplay-plies", type=int, default=8, help="plies per timed run")
     args = parser.parse_args(argv)
     if min(args.batch) < 1 or args.steps < 1 or args.repeats < 1 or args.seconds <= 0:
         parser.error("--batch, --steps, --repeats and --seconds must be positive")
 
     backend = jax.devices()[0].platform
     print(f"jax {jax.__version__} on {backend}, {platform.machine()}", file=sys.stderr)
-    rows = [row for name in args.games for row in bench_game(name, args)]
+    if args.selfplay:
+        rows = bench_selfplay(args)
+    else:
+        rows = [row for name in args.games for row in bench_game(name, args)]
     print(table(rows))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     meta = {

@@ -169,26 +169,46 @@ def evaluation_config(config: search_lib.SearchConfig) -> search_lib.SearchConfi
 
 
 def arena(game: Game, first, second, key, num_games: int, opening_plies: int = 2):
-    """float32[num_games] scores for `first` (1 win, 0.5 draw, 0 loss); `first` plays
-    Black/the first move in even-numbered games and the other colour in odd ones."""
+    """float32[num_games] scores for `first` (1 win, 0.5 draw, 0 loss). `first` moves first
+    in the first half of the games and second in the other half; every game opens with
+    `opening_plies` uniformly random plies (the same number everywhere)."""
+    if num_games % 2:
+        raise ValueError(f"the arena needs an even number of games, got {num_games}")
     init_key, opening_key, play_key = jax.random.split(key, 3)
     states = jax.vmap(game.init)(jax.random.split(init_key, num_games))
-    first_colour = jnp.arange(num_games) % 2  # 0: first moves first
 
     def opening(states, k):
         return jax.vmap(game.step)(states, random_legal_action(k, states.legal_action_mask)), None
 
     states, _ = jax.lax.scan(opening, states, jax.random.split(opening_key, opening_plies))
+    half = num_games // 2
 
-    def ply(states, k):
-        first_key, second_key = jax.random.split(k)
-        mover_is_first = states.current_player == first_colour
-        action = jnp.where(mover_is_first, first(first_key, states), second(second_key, states))
-        return jax.vmap(game.step)(states, action), None
+    def split(tree):
+        return jax.tree.map(lambda x: x[:half], tree), jax.tree.map(lambda x: x[half:], tree)
 
-    plies = game.max_plies - opening_plies
-    states, _ = jax.lax.scan(ply, states, jax.random.split(play_key, max(plies, 0)))
-    winner = states.winner
+    # Every ply hands the move over in every game, so at ply t the same player moves in all
+    # games of a half: each player runs once per ply, on the half where it is to move.
+    def ply(carry):
+        t, k, leading, trailing = carry  # first moves first in `leading`
+        k, key_a, key_b = jax.random.split(k, 3)
+        first_to_move_in_leading = (t + opening_plies) % 2 == 0
+        lead_action, trail_action = jax.lax.cond(
+            first_to_move_in_leading,
+            lambda: (first(key_a, leading), second(key_b, trailing)),
+            lambda: (second(key_a, leading), first(key_b, trailing)),
+        )
+        step = jax.vmap(game.step)
+        return t + 1, k, step(leading, lead_action), step(trailing, trail_action)
+
+    def live(carry):
+        _, _, leading, trailing = carry
+        return ~(leading.terminated.all() & trailing.terminated.all())
+
+    _, _, leading, trailing = jax.lax.while_loop(
+        live, ply, (jnp.int32(0), play_key, *split(states))
+    )
+    winner = jnp.concatenate([leading.winner, trailing.winner])
+    first_colour = (jnp.arange(num_games) >= half).astype(jnp.int32)
     return jnp.where(winner == first_colour, 1.0, jnp.where(winner < 0, 0.5, 0.0))
 
 

@@ -195,6 +195,21 @@ def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
     return record
 
 
+def restore_run(workdir, step: int | None = None):
+    """(config, TrainState) of a run's checkpoint (default: the latest), on one device."""
+    checkpoints = checkpoint_lib.Checkpointer(pathlib.Path(workdir) / "checkpoints")
+    try:
+        meta = checkpoints.restore_meta(step)
+        config = config_io.from_dict(TrainConfig, meta["config"])
+        init, _ = make_iteration(config)
+        template = jax.eval_shape(init, jax.random.key(0))
+        template = jax.tree.map(lambda x: np.zeros(x.shape, x.dtype), template)
+        restored = checkpoints.restore(template, jax.random.key(0), step)
+    finally:
+        checkpoints.close()
+    return config, restored.state
+
+
 def _progress(record: dict, options: RunOptions, seconds: float, iterations: int) -> None:
     if options.minutes is not None:
         fraction = seconds / (options.minutes * 60)

@@ -249,25 +249,34 @@ class Forbidden:
         # Features and codes of a cell in one word, so each read below is one row gather.
         packed = (features.astype(jnp.uint32) << 16) | codes.astype(jnp.uint32)
         rows = packed.reshape(4, -1).T  # uint32[n*n, 4]
+        # What each cell x would be once p is played on its line d (for each d; bits 3d..):
+        # x's other lines make no five and an overline or a four (then, with p's straight
+        # four, x is forbidden: "decided"), or else no five and two threes counted naively
+        # (x is a double-three unless a three is fake: "open"). Elementwise, for all cells.
+        summary = jnp.zeros((n, n), jnp.uint32)
+        for d in range(4):
+            others = [features[e] for e in range(4) if e != d]
+            bits = others[0] | others[1] | others[2]
+            four = sum(((f >> FOUR_SHIFT) & 3) != 0 for f in others) >= 1
+            threes = sum(((f >> EXT_SHIFT) != 0).astype(jnp.int8) for f in others)
+            no_five = (bits & FIVE) == 0
+            decided = no_five & (((bits & OVERLINE) != 0) | four)
+            open_ = no_five & ~decided & (threes >= 2)
+            word = decided.astype(jnp.uint32) | (open_.astype(jnp.uint32) << 1)
+            summary = summary | (word << (2 * d))
+        summary = summary.reshape(-1)
 
         # UP TO `candidates` SUCH POINTS p (the first in reading order; any others count as
         # plain double-threes) and the extension points x of their threes.
         points, used, remaining = _first_bits(_to_words(doubtful), self.candidates)
         x_cells, x_valid = self._extensions(points, rows[points] >> 16, [0, 1, 2, 3])  # [K,4,2]
-        x_rows = rows[x_cells] >> 16  # uint32[K, 4, 2, 4]
-        # x is forbidden once p is played if its other lines make a five (never), or else an
-        # overline or a four (the one along p makes two), or two real threes.
-        other = jnp.arange(4) != jnp.arange(4)[:, None, None]  # [d, 1, line]: line != d
-        x_other = jnp.where(other, x_rows, 0)
-        x_bits = x_other[..., 0] | x_other[..., 1] | x_other[..., 2] | x_other[..., 3]
-        x_fours = jnp.sum((x_other >> FOUR_SHIFT) & 3, axis=-1)
-        x_threes = jnp.sum((x_other >> EXT_SHIFT) != 0, axis=-1)  # naive
-        no_five = (x_bits & FIVE) == 0
-        decided = no_five & (((x_bits & OVERLINE) != 0) | (x_fours >= 1))
-        # Where x has two naive threes and nothing else decides it, read them: up to
-        # `deep_candidates` such (p, x) pairs per board get their ys checked.
-        open_question = x_valid & no_five & ~decided & (x_threes >= 2) & used[:, None, None]
-        pairs, pair_used, _ = _first(open_question.reshape(-1), self.deep_candidates)
+        x_summary = summary[x_cells] >> (2 * jnp.arange(4, dtype=jnp.uint32))[:, None]
+        decided, open_ = (x_summary & 1) != 0, (x_summary & 2) != 0  # [K, 4, 2]
+        # Where x is open, read its threes: up to `deep_candidates` such (p, x) pairs per board
+        # get their ys checked; the others count naively.
+        pairs, pair_used, _ = _first(
+            (x_valid & open_ & used[:, None, None]).reshape(-1), self.deep_candidates
+        )
         pair_p = jnp.sum(
             jnp.where(jnp.arange(self.candidates) == pairs[:, None] // 8, points, 0), 1
         )
@@ -275,12 +284,11 @@ class Forbidden:
             jnp.where(jnp.arange(x_cells.size) == pairs[:, None], x_cells.reshape(-1), 0), 1
         )
         pair_real = self._real_threes(rows, pair_p, pair_x, (pairs // 2) % 4)
-        x_threes = x_threes.reshape(-1)
+        x_forbidden = (decided | open_).reshape(-1)
         for b in range(self.deep_candidates):  # the real count, where it was read
             here = (jnp.arange(x_cells.size) == pairs[b]) & pair_used[b]
-            x_threes = jnp.where(here, pair_real[b], x_threes)
-        x_threes = x_threes.reshape(x_cells.shape)
-        x_forbidden = decided | (no_five & (x_threes >= 2))
+            x_forbidden = jnp.where(here, pair_real[b] >= 2, x_forbidden)
+        x_forbidden = x_forbidden.reshape(x_cells.shape)
         real = jnp.sum(jnp.any(x_valid & ~x_forbidden, axis=-1), axis=-1)  # [K]
         verdict = used & (real >= 2)
 

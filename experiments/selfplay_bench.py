@@ -1,0 +1,100 @@
+"""Self-play throughput: hexjax's self-play against the same setup built from pgx + mctx.
+
+    python experiments/bench.py --games selfplay      # (bench.py calls this module)
+
+Both sides play Hex 11x11 (with pgx's swap move, so the rules match), `batch` games at once,
+Gumbel MuZero with `simulations` simulations and the same policy-value ResNet (hexjax's, 32
+channels x 2 blocks by default, same initial parameters). The peer is the straightforward loop
+of pgx's AlphaZero example: observe, search, step, reset finished games with `jnp.where`. hexjax
+runs `hexjax.selfplay.play`, which also records every position and policy target (the peer
+records nothing, which favours it). Rates are positions (plies of one game) per second.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import mctx
+
+import hexjax
+from hexjax import network as network_lib
+from hexjax import selfplay
+from hexjax.search import SearchConfig, make_search
+
+
+def hexjax_selfplay(game, net, config: SearchConfig, batch: int, plies: int):
+    search = make_search(game, net, config)
+
+    def run(params, key):
+        init_key, play_key = jax.random.split(key)
+        state = selfplay.init_selfplay(game, init_key, batch)
+        state, trajectory = selfplay.play(game, search, params, play_key, state, plies)
+        return trajectory.policy.sum() + state.plies.sum()  # keep the work alive
+
+    return jax.jit(run)
+
+
+def pgx_selfplay(env, net, config: SearchConfig, batch: int, plies: int):
+    def recurrent_fn(params, key, action, state):
+        del key
+        mover = state.current_player
+        state = jax.vmap(env.step)(state, action)
+        logits, value = network_lib.apply(net, params, state.observation.astype(jnp.float32))
+        logits = jnp.where(state.legal_action_mask, logits, jnp.finfo(jnp.float32).min)
+        reward = state.rewards[jnp.arange(state.rewards.shape[0]), mover]
+        value = jnp.where(state.terminated, 0.0, value)
+        discount = jnp.where(state.terminated, 0.0, -1.0)
+        return mctx.RecurrentFnOutput(reward, discount, logits, value), state
+
+    def run(params, key):
+        init_key, play_key = jax.random.split(key)
+        state = jax.vmap(env.init)(jax.random.split(init_key, batch))
+
+        def ply(state, k):
+            search_key, reset_key = jax.random.split(k)
+            logits, value = network_lib.apply(net, params, state.observation.astype(jnp.float32))
+            root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=state)
+            out = mctx.gumbel_muzero_policy(
+                params,
+                search_key,
+                root,
+                recurrent_fn,
+                num_simulations=config.num_simulations,
+                invalid_actions=~state.legal_action_mask,
+                max_num_considered_actions=config.max_considered_actions,
+            )
+            state = jax.vmap(env.step)(state, out.action)
+            fresh = jax.vmap(env.init)(jax.random.split(reset_key, batch))
+            done = state.terminated
+            state = jax.tree.map(
+                lambda f, s: jnp.where(done.reshape(done.shape + (1,) * (s.ndim - 1)), f, s),
+                fresh,
+                state,
+            )
+            return state, out.action_weights.sum()
+
+        state, kept = jax.lax.scan(ply, state, jax.random.split(play_key, plies))
+        return kept.sum() + state.current_player.sum()
+
+    return jax.jit(run)
+
+
+def engines(batch: int, simulations: int, plies: int, channels: int = 32, blocks: int = 2):
+    """[(name, run, params)]: the two self-play loops, compiled, with their parameters."""
+    import pgx
+
+    config = SearchConfig(num_simulations=simulations, max_considered_actions=16)
+    game = hexjax.make("hex", size=11, swap=True)
+    env = pgx.make("hex")
+    assert env.num_actions == game.num_actions
+    shape = network_lib.NetworkConfig(channels=channels, blocks=blocks)
+    net = network_lib.make_network(shape, game.num_actions)
+    ours = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
+    theirs = network_lib.init_params(net, jax.random.key(0), env.observation_shape)
+    result = [
+        ("hexjax", hexjax_selfplay(game, net, config, batch, plies), ours),
+        ("pgx+mctx", pgx_selfplay(env, net, config, batch, plies), theirs),
+    ]
+    for _, run, params in result:
+        jax.block_until_ready(run(params, jax.random.key(0)))  # compile and warm up
+    return result
