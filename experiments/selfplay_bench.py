@@ -44,7 +44,10 @@ def pgx_selfplay(env, net, config: SearchConfig, batch: int, plies: int):
         reward = state.rewards[jnp.arange(state.rewards.shape[0]), mover]
         value = jnp.where(state.terminated, 0.0, value)
         discount = jnp.where(state.terminated, 0.0, -1.0)
-        return mctx.RecurrentFnOutput(reward, discount, logits, value), state
+        output = mctx.RecurrentFnOutput(
+            reward=reward, discount=discount, prior_logits=logits, value=value
+        )
+        return output, state
 
     def run(params, key):
         init_key, play_key = jax.random.split(key)
