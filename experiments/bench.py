@@ -242,6 +242,38 @@ def bench_selfplay(args) -> list[dict]:
     return rows
 
 
+def bench_sgd_loop(args) -> list[dict]:
+    """Optimizer steps per second in three loop forms (experiments/sgd_loop_bench.py)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import sgd_loop_bench
+
+    steps = 8
+    runs, state = sgd_loop_bench.engines(steps)
+    rates = {name: [] for name, _ in runs}
+    for repeat in range(args.repeats):
+        for name, run in runs[repeat % len(runs) :] + runs[: repeat % len(runs)]:
+            start = time.perf_counter()
+            jax.block_until_ready(run(*state))
+            rates[name].append(steps / (time.perf_counter() - start))
+    rows = []
+    reference = runs[0][0]
+    for name in rates:
+        row = {
+            "game": "hex 7x7 optimizer steps (cpu preset)",
+            "engine": name,
+            "batch": 256,
+            "moves_per_s": statistics.median(rates[name]),
+            "all": rates[name],
+            "plies_per_game": float("nan"),
+        }
+        if name != reference:
+            pairs = zip(rates[name], rates[reference], strict=True)
+            row["hexjax_ratio"] = statistics.median(a / b for a, b in pairs)
+        rows.append(row)
+        print(f"  {name:25s} {row['moves_per_s']:8.1f} steps/s", file=sys.stderr)
+    return rows
+
+
 def table(rows: list[dict]) -> str:
     lines = [
         "| game | engine | batch | moves/s (median) | plies/game | hexjax ÷ engine "
@@ -281,6 +313,11 @@ def main(argv=None) -> None:
         action="store_true",
         help="measure self-play (search + network) against pgx + mctx instead of random play",
     )
+    parser.add_argument(
+        "--sgd-loop",
+        action="store_true",
+        help="measure 8 optimizer steps: lax.scan, unrolled, and a jitted step from Python",
+    )
     parser.add_argument("--selfplay-batch", type=int, default=256)
     parser.add_argument("--selfplay-simulations", type=int, default=32)
     parser.add_argument("--selfplay-plies", type=int, default=8, help="plies per timed run")
@@ -290,7 +327,9 @@ def main(argv=None) -> None:
 
     backend = jax.devices()[0].platform
     print(f"jax {jax.__version__} on {backend}, {platform.machine()}", file=sys.stderr)
-    if args.selfplay:
+    if args.sgd_loop:
+        rows = bench_sgd_loop(args)
+    elif args.selfplay:
         rows = bench_selfplay(args)
     else:
         rows = [row for name in args.games for row in bench_game(name, args)]
