@@ -23,7 +23,7 @@ import jax.numpy as jnp
 PRESETS = {
     # name: (channels, blocks)
     "tiny": (8, 1),  # tests: compiles and runs in seconds
-    "cpu": (32, 3),  # laptop CPU
+    "cpu": (32, 2),  # laptop CPU
     "large": (128, 10),  # GPU / TPU
 }
 

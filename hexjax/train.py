@@ -43,7 +43,7 @@ class GameConfig:
 @dataclasses.dataclass(frozen=True)
 class OptimizerConfig:
     name: Literal["adamw", "sgd"] = "adamw"
-    learning_rate: float = 1e-3
+    learning_rate: float = 2e-3
     warmup_steps: int = 100
     decay_steps: int = 20_000  # cosine decay to 10% over this many steps
     weight_decay: float = 1e-4
@@ -82,9 +82,9 @@ class TrainConfig:
     network: network_lib.NetworkConfig = network_lib.NetworkConfig()
     search: search_lib.SearchConfig = search_lib.SearchConfig()
     optimizer: OptimizerConfig = OptimizerConfig()
-    selfplay_games: int = 128
-    plies_per_iteration: int = 8
-    replay_capacity: int = 50_000
+    selfplay_games: int = 256
+    plies_per_iteration: int = 4
+    replay_capacity: int = 20_000
     min_replay: int = 512  # no training until the buffer holds this many positions
     seed: int = 0
 
