@@ -20,10 +20,12 @@ do not replay one game, and returns per-game scores from `first`'s view.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import jax
 import jax.numpy as jnp
+import mctx
 import numpy as np
 
 from hexjax import search as search_lib
@@ -106,9 +108,6 @@ def _uct_selection(rng_key, tree, node_index, depth, *, exploration):
 def rollout_mcts_player(game: Game, num_simulations: int, exploration: float = 1.4):
     """UCT with random-playout leaf values, `num_simulations` per move, batched over games;
     plays the most visited move."""
-    import functools
-
-    import mctx
 
     def recurrent_fn(params, key, action, states):
         del params

@@ -12,6 +12,18 @@ def _records(path: pathlib.Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def _finish(plt, figure, axis, ylabel: str, path: pathlib.Path) -> pathlib.Path:
+    """Label against minutes, save as PNG, close."""
+    axis.set_xlabel("minutes")
+    axis.set_ylabel(ylabel)
+    axis.legend()
+    axis.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
 def training_curves(metrics_path, out_dir) -> list[pathlib.Path]:
     """Write loss.png and evaluation.png into `out_dir`; returns the files written."""
     import matplotlib
@@ -30,14 +42,7 @@ def training_curves(metrics_path, out_dir) -> list[pathlib.Path]:
     figure, axis = plt.subplots(figsize=(7, 4))
     for name in ("policy_loss", "value_loss"):
         axis.plot(minutes, [r[name] for r in records], label=name.replace("_", " "))
-    axis.set_xlabel("minutes")
-    axis.set_ylabel("loss")
-    axis.legend()
-    axis.grid(alpha=0.3)
-    figure.tight_layout()
-    figure.savefig(out_dir / "loss.png", dpi=100)
-    plt.close(figure)
-    written.append(out_dir / "loss.png")
+    written.append(_finish(plt, figure, axis, "loss", out_dir / "loss.png"))
 
     evaluated = [r for r in records if any(k.startswith("vs_") for k in r)]
     if evaluated:
@@ -54,13 +59,6 @@ def training_curves(metrics_path, out_dir) -> list[pathlib.Path]:
                 [100 * r[f"vs_{name}_high"] for r in rows],
                 alpha=0.2,
             )
-        axis.set_xlabel("minutes")
-        axis.set_ylabel("score %")
         axis.set_ylim(0, 100)
-        axis.legend()
-        axis.grid(alpha=0.3)
-        figure.tight_layout()
-        figure.savefig(out_dir / "evaluation.png", dpi=100)
-        plt.close(figure)
-        written.append(out_dir / "evaluation.png")
+        written.append(_finish(plt, figure, axis, "score %", out_dir / "evaluation.png"))
     return written

@@ -20,7 +20,7 @@ import jax
 import numpy as np
 
 from hexjax import checkpoint as checkpoint_lib
-from hexjax import config_io, players, sharding
+from hexjax import config_io, players, plots, sharding
 from hexjax import network as network_lib
 from hexjax.train import TrainConfig, jit_iteration, make_iteration, place
 
@@ -189,8 +189,6 @@ def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
         logs.close()
         if not options.quiet:
             print(file=sys.stderr)
-    from hexjax import plots
-
     plots.training_curves(workdir / "metrics.jsonl", workdir / "plots")
     return record
 

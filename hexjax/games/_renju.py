@@ -211,8 +211,8 @@ class Forbidden:
         self._table = pattern_table()
         self._weights = {offset: 3**j for j, offset in enumerate(OFFSETS)}  # base-3 digits
         self._slots = _extension_slots()
-        self._max_slot = int(max(bin(int(v) >> EXT_SHIFT).count("1") for v in self._table))
-        assert self._max_slot <= 2  # the table's promise, relied on by the two slots
+        most = max(bin(int(v) >> EXT_SHIFT).count("1") for v in self._table)
+        assert most <= 2  # the table's promise, relied on by the two slots
 
     def codes(self, board: jax.Array) -> jax.Array:
         """int32[4, n, n]: pattern code of every cell in each direction. board: int8[n, n]."""
@@ -249,7 +249,7 @@ class Forbidden:
         # Features and codes of a cell in one word, so each read below is one row gather.
         packed = (features.astype(jnp.uint32) << 16) | codes.astype(jnp.uint32)
         rows = packed.reshape(4, -1).T  # uint32[n*n, 4]
-        # What each cell x would be once p is played on its line d (for each d; bits 3d..):
+        # What each cell x would be once p is played on its line d (for each d; bits 2d, 2d+1):
         # x's other lines make no five and an overline or a four (then, with p's straight
         # four, x is forbidden: "decided"), or else no five and two threes counted naively
         # (x is a double-three unless a three is fake: "open"). Elementwise, for all cells.
