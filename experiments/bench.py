@@ -17,6 +17,7 @@ does; plain `hexjax` is the step alone, which is what search and self-play call 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import platform
 import random
@@ -209,21 +210,21 @@ def bench_game(name: str, args) -> list[dict]:
     return rows
 
 
-def bench_selfplay(args) -> list[dict]:
-    """Self-play positions per second, hexjax against pgx + mctx (experiments/selfplay_bench.py)."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    import selfplay_bench
-
-    batch, plies = args.selfplay_batch, args.selfplay_plies
-    runs = selfplay_bench.engines(batch, args.selfplay_simulations, plies)
-    rates = {name: [] for name, _, _ in runs}
-    for repeat in range(args.repeats):
-        order = runs[repeat % len(runs) :] + runs[: repeat % len(runs)]
-        for name, run, params in order:
+def interleaved_rates(runs, repeats: int, units: float) -> dict[str, list[float]]:
+    """runs: [(name, run)], run(key) does `units` of work. Repeats in rotating order so that
+    every engine sees the same machine load; -> {name: units per second per repeat}."""
+    rates = {name: [] for name, _ in runs}
+    for repeat in range(repeats):
+        for name, run in runs[repeat % len(runs) :] + runs[: repeat % len(runs)]:
             start = time.perf_counter()
-            jax.block_until_ready(run(params, jax.random.key(repeat + 1)))
-            rates[name].append(batch * plies / (time.perf_counter() - start))
-    label = f"hex 11x11 self-play, {args.selfplay_simulations} simulations"
+            jax.block_until_ready(run(jax.random.key(repeat + 1)))
+            rates[name].append(units / (time.perf_counter() - start))
+    return rates
+
+
+def ratio_rows(label: str, batch: int, rates: dict, reference: str, unit: str) -> list[dict]:
+    """One row per engine: median rate, and every other engine's median per-repeat ratio of
+    `reference` to it (or, for the reference's peers, of it to the reference)."""
     rows = []
     for name in rates:
         row = {
@@ -234,44 +235,54 @@ def bench_selfplay(args) -> list[dict]:
             "all": rates[name],
             "plies_per_game": float("nan"),
         }
-        if name != "hexjax":
-            pairs = zip(rates["hexjax"], rates[name], strict=True)
+        if name != reference:
+            pairs = zip(rates[reference], rates[name], strict=True)
             row["hexjax_ratio"] = statistics.median(a / b for a, b in pairs)
         rows.append(row)
-        print(f"  {label} {name:10s} {row['moves_per_s']:>10,.0f} positions/s", file=sys.stderr)
+        print(f"  {label}: {name:25s} {row['moves_per_s']:>12,.1f} {unit}", file=sys.stderr)
     return rows
 
 
+def bench_selfplay(args) -> list[dict]:
+    """Self-play positions per second, hexjax against pgx + mctx (experiments/selfplay_bench.py)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import selfplay_bench
+
+    batch, plies = args.selfplay_batch, args.selfplay_plies
+    runs = selfplay_bench.engines(batch, args.selfplay_simulations, plies)
+    runs = [(name, functools.partial(run, params)) for name, run, params in runs]
+    rates = interleaved_rates(runs, args.repeats, batch * plies)
+    label = f"hex 11x11 self-play, {args.selfplay_simulations} simulations"
+    return ratio_rows(label, batch, rates, "hexjax", "positions/s")
+
+
 def bench_sgd_loop(args) -> list[dict]:
-    """Optimizer steps per second in three loop forms (experiments/sgd_loop_bench.py)."""
+    """Optimizer steps per second in three loop forms (experiments/sgd_loop_bench.py); the
+    ratios are each form against the jitted step called from Python."""
     sys.path.insert(0, str(Path(__file__).parent))
     import sgd_loop_bench
 
     steps = 8
     runs, state = sgd_loop_bench.engines(steps)
-    rates = {name: [] for name, _ in runs}
-    for repeat in range(args.repeats):
-        for name, run in runs[repeat % len(runs) :] + runs[: repeat % len(runs)]:
-            start = time.perf_counter()
-            jax.block_until_ready(run(*state))
-            rates[name].append(steps / (time.perf_counter() - start))
-    rows = []
-    reference = runs[0][0]
-    for name in rates:
-        row = {
-            "game": "hex 7x7 optimizer steps (cpu preset)",
-            "engine": name,
-            "batch": 256,
-            "moves_per_s": statistics.median(rates[name]),
-            "all": rates[name],
-            "plies_per_game": float("nan"),
-        }
-        if name != reference:
-            pairs = zip(rates[name], rates[reference], strict=True)
-            row["hexjax_ratio"] = statistics.median(a / b for a, b in pairs)
-        rows.append(row)
-        print(f"  {name:25s} {row['moves_per_s']:8.1f} steps/s", file=sys.stderr)
+    runs = [(name, lambda key, run=run: run(*state)) for name, run in runs]
+    rates = interleaved_rates(runs, args.repeats, steps)
+    rows = ratio_rows("hex 7x7 optimizer steps (cpu preset)", 256, rates, runs[0][0], "steps/s")
+    for row in rows[1:]:  # report each form against the reference, not the other way round
+        row["hexjax_ratio"] = 1.0 / row["hexjax_ratio"]
     return rows
+
+
+def bench_rollout_mcts(args) -> list[dict]:
+    """Rollout-MCTS simulations per second: hexjax's tree against mctx's
+    (experiments/rollout_mcts_bench.py)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import rollout_mcts_bench
+
+    batch, simulations = args.mcts_batch, args.mcts_simulations
+    runs = rollout_mcts_bench.engines(batch, simulations)
+    rates = interleaved_rates(runs, args.repeats, batch * simulations)
+    label = f"hex 7x7 rollout MCTS, {simulations} simulations"
+    return ratio_rows(label, batch, rates, "hexjax", "simulations/s")
 
 
 def table(rows: list[dict]) -> str:
@@ -318,6 +329,13 @@ def main(argv=None) -> None:
         action="store_true",
         help="measure 8 optimizer steps: lax.scan, unrolled, and a jitted step from Python",
     )
+    parser.add_argument(
+        "--rollout-mcts",
+        action="store_true",
+        help="measure the rollout-MCTS baseline: hexjax's tree against mctx's",
+    )
+    parser.add_argument("--mcts-batch", type=int, default=100)
+    parser.add_argument("--mcts-simulations", type=int, default=800)
     parser.add_argument("--selfplay-batch", type=int, default=256)
     parser.add_argument("--selfplay-simulations", type=int, default=32)
     parser.add_argument("--selfplay-plies", type=int, default=8, help="plies per timed run")
@@ -329,6 +347,8 @@ def main(argv=None) -> None:
     print(f"jax {jax.__version__} on {backend}, {platform.machine()}", file=sys.stderr)
     if args.sgd_loop:
         rows = bench_sgd_loop(args)
+    elif args.rollout_mcts:
+        rows = bench_rollout_mcts(args)
     elif args.selfplay:
         rows = bench_selfplay(args)
     else:

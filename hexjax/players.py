@@ -20,14 +20,13 @@ do not replay one game, and returns per-game scores from `first`'s view.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 
 import jax
 import jax.numpy as jnp
-import mctx
 import numpy as np
 
+from hexjax import rollout_mcts
 from hexjax import search as search_lib
 from hexjax.games import Game
 from hexjax.sampling import random_legal_action
@@ -73,76 +72,16 @@ def greedy_player(game: Game):
     return play
 
 
-def _random_playout_value(game: Game, key, states):
-    """float32[B]: the result of one uniformly random playout from each state, from the view
-    of the player to move there (0 for a finished state: its reward was already paid)."""
-    step = jax.vmap(game.step)
-
-    def live(carry):
-        return ~carry[0].terminated.all()
-
-    def ply(carry):
-        games, key = carry
-        key, move_key = jax.random.split(key)
-        return step(games, random_legal_action(move_key, games.legal_action_mask)), key
-
-    final, _ = jax.lax.while_loop(live, ply, (states, key))
-    winner = final.winner
-    value = jnp.where(winner == states.current_player, 1.0, -1.0)
-    return jnp.where((winner < 0) | states.terminated, 0.0, value)
-
-
-def _uct_selection(rng_key, tree, node_index, depth, *, exploration):
-    """UCT over legal actions: unvisited first (random order), then Q + c sqrt(ln N / n)."""
-    del depth
-    visits = tree.children_visits[node_index].astype(jnp.float32)
-    total = jnp.maximum(tree.node_visits[node_index].astype(jnp.float32), 1.0)
-    q = tree.qvalues(node_index)
-    bonus = exploration * jnp.sqrt(jnp.log(total) / jnp.maximum(visits, 1.0))
-    noise = jax.random.uniform(rng_key, visits.shape) * 1e-6
-    score = jnp.where(visits == 0, 1e9 + noise, q + bonus + noise)
-    legal = tree.embeddings.legal_action_mask[node_index]
-    return jnp.argmax(jnp.where(legal, score, -jnp.inf)).astype(jnp.int32)
-
-
 def rollout_mcts_player(game: Game, num_simulations: int, exploration: float = 1.4):
     """UCT with random-playout leaf values, `num_simulations` per move, batched over games;
-    plays the most visited move."""
-
-    def recurrent_fn(params, key, action, states):
-        del params
-        mover = states.current_player
-        children = jax.vmap(game.step)(states, action)
-        reward = jnp.take_along_axis(children.rewards, mover[:, None], axis=1)[:, 0]
-        output = mctx.RecurrentFnOutput(
-            reward=jnp.where(states.terminated, 0.0, reward),
-            discount=jnp.where(children.terminated, 0.0, -1.0),
-            prior_logits=jnp.zeros(children.legal_action_mask.shape),
-            value=_random_playout_value(game, key, children),
-        )
-        return output, children
-
-    selection = functools.partial(_uct_selection, exploration=exploration)
+    plays the most visited move (see `hexjax.rollout_mcts`)."""
+    search = jax.vmap(rollout_mcts.make_uct(game, num_simulations, exploration))
 
     def play(key, states):
-        value_key, search_key = jax.random.split(key)
-        root = mctx.RootFnOutput(
-            prior_logits=jnp.zeros(states.legal_action_mask.shape),
-            value=_random_playout_value(game, value_key, states),
-            embedding=states,
-        )
-        tree = mctx.search(
-            params=(),
-            rng_key=search_key,
-            root=root,
-            recurrent_fn=recurrent_fn,
-            root_action_selection_fn=functools.partial(selection, depth=0),
-            interior_action_selection_fn=selection,
-            num_simulations=num_simulations,
-            invalid_actions=~states.legal_action_mask,
-        )
-        visits = tree.summary().visit_counts
-        return jnp.argmax(jnp.where(states.legal_action_mask, visits, -1), axis=-1)
+        search_key, tie_key = jax.random.split(key)
+        visits = search(jax.random.split(search_key, states.current_player.shape[0]), states)
+        tie_break = jax.random.uniform(tie_key, visits.shape) * 1e-3
+        return jnp.argmax(jnp.where(states.legal_action_mask, visits + tie_break, -1), axis=-1)
 
     return play
 

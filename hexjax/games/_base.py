@@ -22,6 +22,8 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from hexjax.sampling import random_legal_action
+
 
 @struct.dataclass
 class State:
@@ -127,6 +129,22 @@ class Game(abc.ABC):
             legal_action_mask=nxt.legal_action_mask & ~forfeit,
             rewards=outcome_rewards(winner, terminated),
         )
+
+    def playout_winner(self, key: jax.Array, state: State) -> jax.Array:
+        """int32 winner (-1 draw) of one uniformly random playout from `state` to the end of
+        the game; the state's own winner if it is over. Games may override this with a faster
+        computation of the same distribution (Hex fills the board at once)."""
+
+        def live(carry):
+            return ~carry[0].terminated
+
+        def ply(carry):
+            state, key = carry
+            key, move_key = jax.random.split(key)
+            return self.step(state, random_legal_action(move_key, state.legal_action_mask)), key
+
+        final, _ = jax.lax.while_loop(live, ply, (state, key))
+        return final.winner
 
     # --- host helpers (plain Python, validated) --------------------------------------------
 

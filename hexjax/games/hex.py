@@ -37,6 +37,7 @@ from flax import struct
 
 from hexjax.games import _square
 from hexjax.games._base import Game, State, Symmetry, checked_int, outcome_rewards
+from hexjax.sampling import random_legal_action
 
 TOP, BOTTOM, LEFT, RIGHT = 0, 1, 2, 3
 _NUM_EDGES = 4
@@ -190,6 +191,61 @@ class Hex(Game):
             swap_legal = (step_count == 1) & ~terminated
             mask = jnp.concatenate([mask, swap_legal[None]])
         return mask
+
+    def playout_winner(self, key: jax.Array, state: HexState) -> jax.Array:
+        """A uniformly random playout visits the empty cells in a uniformly random order, the
+        side to move taking every other one; whoever connects first is the one connected on
+        the full board (Hex has no draws and stones never leave). So: deal the empty cells
+        out in random order and look at the full board once: the same distribution, with no
+        loop over plies."""
+        swap_key, order_key = jax.random.split(key)
+        if self.swap:
+            # The swap is a move of its own: one ordinary random ply first.
+            state = self.step(state, random_legal_action(swap_key, state.legal_action_mask))
+        n = self.size
+        flat = state.board.reshape(-1)
+        empty = flat == 0
+        # Random order keys, unique: 23 random bits above the cell index (a tie in the random
+        # bits, about 1e-4 per playout at 7x7, is broken by the index).
+        cells = jnp.arange(n * n, dtype=jnp.uint32)
+        priority = jax.random.bits(order_key, (n * n,), jnp.uint32) >> 9 << 9 | cells
+        before = priority[None, :] < priority[:, None]
+        rank = (before & empty[None, :]).sum(axis=1)  # place in the dealing order
+        mover_colour = (state.current_player + 1).astype(jnp.int8)
+        dealt = jnp.where(rank % 2 == 0, mover_colour, 3 - mover_colour).astype(jnp.int8)
+        full = jnp.where(empty, dealt, flat).reshape(n, n)
+        winner = jnp.where(self.top_bottom_connected(full == 1), 0, 1).astype(jnp.int32)
+        return jnp.where(state.terminated, state.winner, winner)
+
+    def top_bottom_connected(self, stones: jax.Array) -> jax.Array:
+        """bool: do the `stones` (bool[n, n]) join row 0 to row n-1? Flood fill on rows as
+        bit masks (bit c = column c) until nothing more is reached.
+
+        Cell (r, c) touches (r-1, c) (r-1, c+1) (r, c-1) (r, c+1) (r+1, c-1) (r+1, c), so
+        a row is reached from the row above through `above | above >> 1`, from the row
+        below through `below | below << 1`, and along itself through `<< 1` and `>> 1`.
+        """
+        n = self.size
+        rows = (stones.astype(jnp.int32) << jnp.arange(n, dtype=jnp.int32)).sum(axis=1)
+        zero = jnp.zeros(1, jnp.int32)
+
+        def spread(reach):
+            above = jnp.concatenate([zero, reach[:-1]])
+            below = jnp.concatenate([reach[1:], zero])
+            near = reach | reach << 1 | reach >> 1 | above | above >> 1 | below | below << 1
+            return rows & near
+
+        def growing(carry):
+            return carry[1]
+
+        def grow(carry):
+            reach, _ = carry
+            wider = spread(spread(reach))
+            return wider, (wider != reach).any()
+
+        start = jnp.where(jnp.arange(n) == 0, rows, 0)
+        reach, _ = jax.lax.while_loop(growing, grow, (start, jnp.bool_(True)))
+        return reach[n - 1] != 0
 
     # --- observation and symmetries --------------------------------------------------------
 
