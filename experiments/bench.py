@@ -31,6 +31,7 @@ import jax
 import jax.numpy as jnp
 
 import hexjax
+from hexjax import sharding
 from hexjax.sampling import random_legal_action
 
 
@@ -223,8 +224,8 @@ def interleaved_rates(runs, repeats: int, units: float) -> dict[str, list[float]
 
 
 def ratio_rows(label: str, batch: int, rates: dict, reference: str, unit: str) -> list[dict]:
-    """One row per engine: median rate, and every other engine's median per-repeat ratio of
-    `reference` to it (or, for the reference's peers, of it to the reference)."""
+    """One row per engine: its median rate and, for every engine but `reference`, the median
+    per-repeat ratio of its rate to the reference's (column "÷ reference")."""
     rows = []
     for name in rates:
         row = {
@@ -234,9 +235,10 @@ def ratio_rows(label: str, batch: int, rates: dict, reference: str, unit: str) -
             "moves_per_s": statistics.median(rates[name]),
             "all": rates[name],
             "plies_per_game": float("nan"),
+            "reference": reference,
         }
         if name != reference:
-            pairs = zip(rates[reference], rates[name], strict=True)
+            pairs = zip(rates[name], rates[reference], strict=True)
             row["hexjax_ratio"] = statistics.median(a / b for a, b in pairs)
         rows.append(row)
         print(f"  {label}: {name:25s} {row['moves_per_s']:>12,.1f} {unit}", file=sys.stderr)
@@ -253,7 +255,7 @@ def bench_selfplay(args) -> list[dict]:
     runs = [(name, functools.partial(run, params)) for name, run, params in runs]
     rates = interleaved_rates(runs, args.repeats, batch * plies)
     label = f"hex 11x11 self-play, {args.selfplay_simulations} simulations"
-    return ratio_rows(label, batch, rates, "hexjax", "positions/s")
+    return ratio_rows(label, batch, rates, "pgx+mctx", "positions/s")
 
 
 def bench_sgd_loop(args) -> list[dict]:
@@ -266,10 +268,7 @@ def bench_sgd_loop(args) -> list[dict]:
     runs, state = sgd_loop_bench.engines(steps)
     runs = [(name, lambda key, run=run: run(*state)) for name, run in runs]
     rates = interleaved_rates(runs, args.repeats, steps)
-    rows = ratio_rows("hex 7x7 optimizer steps (cpu preset)", 256, rates, runs[0][0], "steps/s")
-    for row in rows[1:]:  # report each form against the reference, not the other way round
-        row["hexjax_ratio"] = 1.0 / row["hexjax_ratio"]
-    return rows
+    return ratio_rows("hex 7x7 optimizer steps (cpu preset)", 256, rates, runs[0][0], "steps/s")
 
 
 def bench_rollout_mcts(args) -> list[dict]:
@@ -282,10 +281,22 @@ def bench_rollout_mcts(args) -> list[dict]:
     runs = rollout_mcts_bench.engines(batch, simulations)
     rates = interleaved_rates(runs, args.repeats, batch * simulations)
     label = f"hex 7x7 rollout MCTS, {simulations} simulations"
-    return ratio_rows(label, batch, rates, "hexjax", "simulations/s")
+    return ratio_rows(label, batch, rates, "mctx tree", "simulations/s")
 
 
 def table(rows: list[dict]) -> str:
+    if rows and "reference" in rows[0]:  # engines against a named reference
+        lines = [
+            f"| measure | engine | batch | per second (median) | ÷ {rows[0]['reference']} |",
+            "|---|---|---:|---:|---:|",
+        ]
+        for row in rows:
+            ratio = f"{row['hexjax_ratio']:.2f}x" if "hexjax_ratio" in row else ""
+            lines.append(
+                f"| {row['game']} | {row['engine']} | {row['batch']} | "
+                f"{row['moves_per_s']:,.1f} | {ratio} |"
+            )
+        return "\n".join(lines)
     lines = [
         "| game | engine | batch | moves/s (median) | plies/game | hexjax ÷ engine "
         "| hexjax+observe ÷ engine |",
@@ -336,6 +347,13 @@ def main(argv=None) -> None:
     )
     parser.add_argument("--mcts-batch", type=int, default=100)
     parser.add_argument("--mcts-simulations", type=int, default=800)
+    parser.add_argument(
+        "--cpu-devices",
+        type=int,
+        default=1,
+        help="with --selfplay: split the CPU into this many XLA devices and add an engine "
+        "running hexjax's self-play sharded over them (the trainer's default on CPU)",
+    )
     parser.add_argument("--selfplay-batch", type=int, default=256)
     parser.add_argument("--selfplay-simulations", type=int, default=32)
     parser.add_argument("--selfplay-plies", type=int, default=8, help="plies per timed run")
@@ -343,6 +361,10 @@ def main(argv=None) -> None:
     if min(args.batch) < 1 or args.steps < 1 or args.repeats < 1 or args.seconds <= 0:
         parser.error("--batch, --steps, --repeats and --seconds must be positive")
 
+    if args.cpu_devices < 1:
+        parser.error("--cpu-devices must be at least 1")
+    if args.cpu_devices > 1:
+        sharding.split_cpu(args.cpu_devices)
     backend = jax.devices()[0].platform
     print(f"jax {jax.__version__} on {backend}, {platform.machine()}", file=sys.stderr)
     if args.sgd_loop:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import pathlib
 import sys
 import time
@@ -21,7 +22,7 @@ import jax
 import numpy as np
 
 from hexjax import network as network_lib
-from hexjax import players, run
+from hexjax import players, run, sharding
 from hexjax.checkpoint import CheckpointError
 
 
@@ -68,10 +69,22 @@ def main(argv=None) -> int:
     parser.add_argument("--opening-plies", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="JSON output (default: <checkpoint>/evaluation.json)")
+    parser.add_argument(
+        "--cpu-devices",
+        type=int,
+        help="split the CPU into this many XLA devices, the games shared out among them "
+        "(default: one per core, as many as divide half the games; 1: off)",
+    )
     args = parser.parse_args(argv)
     try:
         if args.games < 2 or args.games % 2:
             raise ValueError(f"--games must be even and at least 2, got {args.games}")
+        if args.cpu_devices is not None and args.cpu_devices < 1:
+            raise ValueError(f"--cpu-devices must be at least 1, got {args.cpu_devices}")
+        if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+            most = sharding.cpu_cores()
+            sharding.split_cpu(args.cpu_devices or sharding.fitting_count([args.games // 2], most))
+        mesh = sharding.batch_mesh() if jax.device_count() > 1 else None
         config, game, agent = _agent(args.checkpoint, args.step, args.simulations)
         opponents = {
             spec: _opponent(spec, game, args.simulations) for spec in args.opponent or ["random"]
@@ -88,7 +101,9 @@ def main(argv=None) -> int:
     for spec, opponent in opponents.items():
         key, match_key = jax.random.split(key)
         match = jax.jit(
-            lambda k, o=opponent: players.arena(game, agent, o, k, args.games, args.opening_plies)
+            lambda k, o=opponent: players.arena(
+                game, agent, o, k, args.games, args.opening_plies, mesh
+            )
         )
         start = time.monotonic()
         summary = players.summarize(np.asarray(match(match_key)))

@@ -8,6 +8,10 @@ channels x 2 blocks by default, same initial parameters). The peer is the straig
 of pgx's AlphaZero example: observe, search, step, reset finished games with `jnp.where`. hexjax
 runs `hexjax.selfplay.play`, which also records every position and policy target (the peer
 records nothing, which favours it). Rates are positions (plies of one game) per second.
+
+With `--cpu-devices N` (bench.py) the CPU is split into N XLA devices, as the trainer does by
+default, and a third engine runs hexjax's self-play with the games shared out among them; the
+other two stay on the first device, as a plain script would.
 """
 
 from __future__ import annotations
@@ -18,20 +22,29 @@ import mctx
 
 import hexjax
 from hexjax import network as network_lib
-from hexjax import selfplay
+from hexjax import selfplay, sharding
 from hexjax.search import SearchConfig, make_search
 
 
-def hexjax_selfplay(game, net, config: SearchConfig, batch: int, plies: int):
+def hexjax_selfplay(game, net, config: SearchConfig, batch: int, plies: int, mesh=None):
+    """hexjax's self-play; with a mesh, the games are split over its devices (the same
+    sharding the trainer uses) and the parameters replicated."""
     search = make_search(game, net, config)
 
-    def run(params, key):
-        init_key, play_key = jax.random.split(key)
-        state = selfplay.init_selfplay(game, init_key, batch)
-        state, trajectory = selfplay.play(game, search, params, play_key, state, plies)
+    def run(params, key, state):
+        state, trajectory = selfplay.play(game, search, params, key, state, plies)
         return trajectory.policy.sum() + state.plies.sum()  # keep the work alive
 
-    return jax.jit(run)
+    state = selfplay.init_selfplay(game, jax.random.key(0), batch)
+    if mesh is None:
+        jitted = jax.jit(run)
+        return lambda params, key: jitted(params, key, state)
+    state = jax.device_put(state, sharding.selfplay_shardings(state, mesh))
+    replicated = sharding.replicated(mesh)
+    jitted = jax.jit(run)
+    return lambda params, key: jitted(
+        jax.device_put(params, replicated), jax.device_put(key, replicated), state
+    )
 
 
 def pgx_selfplay(env, net, config: SearchConfig, batch: int, plies: int):
@@ -94,10 +107,13 @@ def engines(batch: int, simulations: int, plies: int, channels: int = 32, blocks
     net = network_lib.make_network(shape, game.num_actions)
     ours = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
     theirs = network_lib.init_params(net, jax.random.key(0), env.observation_shape)
-    result = [
-        ("hexjax", hexjax_selfplay(game, net, config, batch, plies), ours),
-        ("pgx+mctx", pgx_selfplay(env, net, config, batch, plies), theirs),
-    ]
+    result = [("hexjax", hexjax_selfplay(game, net, config, batch, plies), ours)]
+    cpus = jax.devices("cpu")
+    if len(cpus) > 1 and jax.default_backend() == "cpu":
+        mesh = sharding.batch_mesh(cpus)
+        name = f"hexjax, {len(cpus)} CPU devices"
+        result.append((name, hexjax_selfplay(game, net, config, batch, plies, mesh), ours))
+    result.append(("pgx+mctx", pgx_selfplay(env, net, config, batch, plies), theirs))
     for _, run, params in result:
         jax.block_until_ready(run(params, jax.random.key(0)))  # compile and warm up
     return result

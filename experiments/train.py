@@ -9,9 +9,12 @@ Shortcuts: --game, --board, --rule, --swap, --preset (tiny | cpu | accelerator),
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import pathlib
 import sys
 
-from hexjax import config_io, run
+from hexjax import config_io, run, sharding
 from hexjax.checkpoint import CheckpointError
 from hexjax.train import PRESETS, TrainConfig
 
@@ -33,6 +36,12 @@ def parse(argv=None):
     parser.add_argument("--checkpoint-every", type=int, default=50, help="iterations")
     parser.add_argument("--checkpoint-minutes", type=float, default=5.0)
     parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument(
+        "--cpu-devices",
+        type=int,
+        help="split the CPU into this many XLA devices, the games shared out among them "
+        "(default: one per core, as many as divide the game, batch and replay sizes; 1: off)",
+    )
     parser.add_argument(
         "--distributed",
         action="store_true",
@@ -67,10 +76,20 @@ def parse(argv=None):
         quiet=args.quiet,
     )
     workdir = args.workdir or f"runs/{config.game.name}{config.game.size}"
+    if args.cpu_devices is not None and args.cpu_devices < 1:
+        raise ValueError(f"--cpu-devices must be at least 1, got {args.cpu_devices}")
     if args.distributed:
         import jax
 
         jax.distributed.initialize()  # coordinator and process ids from the environment
+    elif "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+        sized = config
+        stored = pathlib.Path(workdir, "config.json")
+        if args.resume and stored.is_file():  # a resumed run keeps its stored sizes
+            sized = config_io.from_dict(TrainConfig, json.loads(stored.read_text()))
+        sizes = (sized.selfplay_games, sized.optimizer.batch_size, sized.replay_capacity)
+        count = args.cpu_devices or sharding.fitting_count(sizes, sharding.cpu_cores())
+        sharding.split_cpu(count)
     return config, workdir, options
 
 

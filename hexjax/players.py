@@ -20,13 +20,14 @@ do not replay one game, and returns per-game scores from `first`'s view.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from hexjax import rollout_mcts
+from hexjax import rollout_mcts, sharding
 from hexjax import search as search_lib
 from hexjax.games import Game
 from hexjax.sampling import random_legal_action
@@ -106,12 +107,32 @@ def evaluation_config(config: search_lib.SearchConfig) -> search_lib.SearchConfi
     )
 
 
-def arena(game: Game, first, second, key, num_games: int, opening_plies: int = 2):
+def arena(game: Game, first, second, key, num_games: int, opening_plies: int = 2, mesh=None):
     """float32[num_games] scores for `first` (1 win, 0.5 draw, 0 loss). `first` moves first
     in the first half of the games and second in the other half; every game opens with
-    `opening_plies` uniformly random plies (the same number everywhere)."""
+    `opening_plies` uniformly random plies (the same number everywhere).
+
+    With a `mesh` (`hexjax.sharding.batch_mesh`) of d devices, each device plays an arena of
+    num_games / d games of its own (colours alternated within it), all at once.
+    """
     if num_games % 2:
         raise ValueError(f"the arena needs an even number of games, got {num_games}")
+    if mesh is not None and mesh.devices.size > 1:
+        count = mesh.devices.size
+        sharding.check_divisible("half the arena's games", num_games // 2, mesh)
+        per_device = functools.partial(
+            arena, game, first, second, num_games=num_games // count, opening_plies=opening_plies
+        )
+        split = sharding.PartitionSpec(sharding.AXIS)
+        # check_vma=False: the games' initial states are the same on every device until the
+        # per-device keys make them differ, which the type check cannot follow.
+        return jax.shard_map(
+            lambda keys: per_device(key=keys[0]),
+            mesh=mesh,
+            in_specs=split,
+            out_specs=split,
+            check_vma=False,
+        )(jax.random.split(key, count))
     init_key, opening_key, play_key = jax.random.split(key, 3)
     states = jax.vmap(game.init)(jax.random.split(init_key, num_games))
 

@@ -50,13 +50,16 @@ class RunOptions:
 class _Evaluator:
     """Arena games of the current network (deterministic search) against baselines."""
 
-    def __init__(self, config: TrainConfig, game, games: int):
+    def __init__(self, config: TrainConfig, game, games: int, mesh=None):
         net = network_lib.make_network(config.network, game.num_actions)
         agent = players.make_search_player(game, net, players.evaluation_config(config.search))
         opponents = {"random": players.random_player(game), "greedy": players.greedy_player(game)}
 
+        if mesh is not None and (games // 2) % mesh.devices.size:
+            mesh = None  # halves that do not split evenly play on one device
+
         def match(params, key, opponent):
-            return players.arena(game, agent(params), opponent, key, games, opening_plies=2)
+            return players.arena(game, agent(params), opponent, key, games, 2, mesh)
 
         self._matches = {
             name: jax.jit(lambda params, key, o=opponent: match(params, key, o))
@@ -112,6 +115,9 @@ def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
     game = config.game.make()
     # Several devices (or hosts, after jax.distributed.initialize()): split games and batches.
     mesh = sharding.batch_mesh() if jax.device_count() > 1 else None
+    if not options.quiet:
+        devices = jax.devices()
+        print(f"{game}: {len(devices)} {devices[0].platform} device(s)", file=sys.stderr)
     init, iteration = make_iteration(config, game, mesh)
     key = jax.random.key(config.seed)
     key, init_key, eval_key = jax.random.split(key, 3)
@@ -124,7 +130,7 @@ def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
         state, key = restored.state, restored.key
         elapsed_before = float(restored.meta.get("elapsed_seconds", 0.0))
     iteration = jit_iteration(iteration, state, mesh)
-    evaluate = _Evaluator(config, game, options.eval_games) if options.eval_every else None
+    evaluate = _Evaluator(config, game, options.eval_games, mesh) if options.eval_every else None
     logs = _Logs(workdir)
     (workdir / "config.json").write_text(json.dumps(config_io.to_dict(config), indent=2))
 

@@ -16,11 +16,56 @@ all-reduce, the cross-shard reads of replay sampling) itself.
 
 from __future__ import annotations
 
+import contextlib
+import os
+
 import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 AXIS = "batch"
+
+__all__ = [
+    "AXIS",
+    "NamedSharding",
+    "PartitionSpec",
+    "batch_mesh",
+    "check_divisible",
+    "cpu_cores",
+    "fitting_count",
+    "minibatch_sharding",
+    "replicated",
+    "selfplay_shardings",
+    "split_cpu",
+    "state_shardings",
+]
+
+
+def cpu_cores() -> int:
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def split_cpu(count: int) -> int:
+    """Make the CPU `count` XLA devices (one per core), before JAX starts its backends.
+
+    XLA:CPU runs one device's program mostly on one thread: the search's many small
+    operations do not spread over cores. Several CPU devices, each given a slice of the games
+    by the same sharding that spreads them over GPUs, keep every core busy. It only changes
+    the CPU platform; on a GPU or TPU machine the accelerators stay the default devices.
+    Returns the count in effect (unchanged if the backends have already started).
+    """
+    with contextlib.suppress(RuntimeError):  # backends already started: keep what they have
+        jax.config.update("jax_num_cpu_devices", count)
+    return len(jax.devices("cpu"))
+
+
+def fitting_count(sizes, most: int) -> int:
+    """The largest device count up to `most` that divides every size in `sizes`."""
+    return max(d for d in range(1, max(most, 1) + 1) if all(size % d == 0 for size in sizes))
 
 
 def batch_mesh(devices=None) -> Mesh:
@@ -38,7 +83,6 @@ def state_shardings(state, mesh: Mesh):
     """A pytree of NamedShardings shaped like the TrainState `state`."""
     replicated = NamedSharding(mesh, PartitionSpec())
     first = NamedSharding(mesh, PartitionSpec(AXIS))
-    second = NamedSharding(mesh, PartitionSpec(None, AXIS))
 
     def like(tree, sharding):
         return jax.tree.map(lambda _: sharding, tree)
@@ -49,14 +93,21 @@ def state_shardings(state, mesh: Mesh):
     return state.replace(
         params=like(state.params, replicated),
         opt_state=like(state.opt_state, replicated),
-        selfplay=state.selfplay.replace(
-            games=like(state.selfplay.games, first),
-            pending=like(state.selfplay.pending, second),
-            plies=first,
-        ),
+        selfplay=selfplay_shardings(state.selfplay, mesh),
         replay=scalars(state.replay),
         iteration=replicated,
         updates=replicated,
+    )
+
+
+def selfplay_shardings(selfplay, mesh: Mesh):
+    """Shardings for a SelfPlayState: every part split along its game axis."""
+    first = NamedSharding(mesh, PartitionSpec(AXIS))
+    second = NamedSharding(mesh, PartitionSpec(None, AXIS))
+    return selfplay.replace(
+        games=jax.tree.map(lambda _: first, selfplay.games),
+        pending=jax.tree.map(lambda _: second, selfplay.pending),
+        plies=first,
     )
 
 

@@ -3,6 +3,10 @@
 import jax
 
 jax.config.update("jax_enable_x64", False)
+# One CPU device, started now, whatever the machine: the trainer's CLI, called in-process by
+# tests, would otherwise split the CPU per core (multi-device tests run in a subprocess).
+jax.config.update("jax_num_cpu_devices", 1)
+jax.devices()
 
 # Every registered game must appear here, so that none escapes the conformance suite.
 CONFORMANCE_OPTIONS = {

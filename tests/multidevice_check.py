@@ -14,8 +14,9 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 from test_train import tiny_config  # noqa: E402
 
+import hexjax  # noqa: E402
 from hexjax import network as network_lib  # noqa: E402
-from hexjax import sharding  # noqa: E402
+from hexjax import players, sharding  # noqa: E402
 from hexjax.train import jit_iteration, make_iteration, make_train_step, place  # noqa: E402
 
 
@@ -62,6 +63,28 @@ def main():
     moved = jax.tree.map(lambda a, b: float(np.max(np.abs(a - b))), one, params)
     findings["max_param_change"] = max(jax.tree.leaves(moved))
     findings["batch_split"] = len(batch4[0].sharding.device_set)
+
+    # The arena split over 4 devices: 16 games, 4 per device. Black forfeits at once, so
+    # `first` scores 0 where it is Black (the first half on each device) and 1 elsewhere.
+    def suicidal(key, states):
+        del key
+        return jnp.full(states.current_player.shape, -1)  # out of range: loses at once
+
+    def black_forfeits(key, states):
+        moves = players.random_player(None)(key, states)
+        return jnp.where(states.current_player == 0, -1, moves)
+
+    hex4 = hexjax.make("hex", size=4)
+    scores = jax.jit(
+        lambda key: players.arena(hex4, black_forfeits, black_forfeits, key, 16, 0, mesh)
+    )(jax.random.key(5))
+    findings["arena_scores"] = np.asarray(scores).tolist()
+    findings["arena_split"] = len(scores.sharding.device_set)
+    try:
+        players.arena(hex4, suicidal, suicidal, jax.random.key(0), 12, 0, mesh)
+        findings["arena_indivisible_error"] = None
+    except ValueError as error:
+        findings["arena_indivisible_error"] = str(error)
 
     # Batches that do not split evenly are refused up front.
     try:

@@ -34,3 +34,21 @@ def test_steps_on_four_devices_equal_one_device(findings):
 def test_batch_sizes_must_divide_over_devices(findings):
     message = findings["indivisible_error"]
     assert message == "selfplay_games (6) must be a multiple of the device count (4)"
+
+
+def test_the_arena_splits_over_devices_and_alternates_colours_on_each(findings):
+    """Each device plays 4 games, `first` Black in the first 2; Black forfeits at once."""
+    assert findings["arena_scores"] == [0.0, 0.0, 1.0, 1.0] * 4
+    assert findings["arena_split"] == 4
+    message = findings["arena_indivisible_error"]
+    assert message == "half the arena's games (6) must be a multiple of the device count (4)"
+
+
+def test_fitting_device_count():
+    from hexjax import sharding
+
+    assert sharding.fitting_count([256, 256, 20_000], 2) == 2
+    assert sharding.fitting_count([256, 256, 20_000], 6) == 4
+    assert sharding.fitting_count([7], 16) == 7
+    assert sharding.fitting_count([9, 6], 16) == 3
+    assert sharding.fitting_count([5], 1) == 1

@@ -43,6 +43,7 @@ def test_defaults_are_hex_seven_for_five_minutes():
         (["--search.num_simulations", "0"], "num_simulations must be at least 1"),
         (["--minutes", "-1"], "--minutes must be positive"),
         (["--network.preset", "huge"], "network preset must be one of"),
+        (["--cpu-devices", "0"], "--cpu-devices must be at least 1"),
     ],
 )
 def test_bad_values_get_a_message_and_exit_code_2(argv, message, capsys, tmp_path):
