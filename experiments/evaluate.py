@@ -5,7 +5,8 @@ Opponents by spec: `random`, `greedy`, `mcts:N` (UCT with random playouts, N sim
 move), `checkpoint:PATH[@STEP]` (another run's network with the same search). The agent searches
 `--simulations` per move deterministically (Gumbel without noise). Games alternate colours and
 open with `--opening-plies` random plies. Prints a table and writes JSON (default:
-<checkpoint>/evaluation.json).
+<checkpoint>/evaluation.json). `--all-steps` evaluates every kept checkpoint of the run and
+also draws the score against training minutes (<checkpoint>/plots/curve.png).
 """
 
 from __future__ import annotations
@@ -17,23 +18,34 @@ import os
 import pathlib
 import sys
 import time
+from typing import NamedTuple
 
 import jax
 import numpy as np
 
 from hexjax import network as network_lib
-from hexjax import players, run, sharding
+from hexjax import players, plots, run, sharding
 from hexjax.checkpoint import CheckpointError
 
 
-def _agent(workdir: str, step: int | None, simulations: int):
-    config, state = run.restore_run(workdir, step)
+class _Agent(NamedTuple):
+    config: object
+    game: object
+    make_player: object  # params -> player
+    params: object
+    minutes: float  # training time of the checkpoint
+
+
+def _agent(workdir: str, step: int | None, simulations: int) -> _Agent:
+    config, state, meta = run.restore_run(workdir, step)
     game = config.game.make()
     net = network_lib.make_network(config.network, game.num_actions)
     search = dataclasses.replace(
         players.evaluation_config(config.search), num_simulations=simulations
     )
-    return config, game, players.make_search_player(game, net, search)(state.params)
+    minutes = float(meta.get("elapsed_seconds", 0.0)) / 60
+    make_player = players.make_search_player(game, net, search)
+    return _Agent(config, game, make_player, state.params, minutes)
 
 
 def _opponent(spec: str, game, simulations: int):
@@ -50,19 +62,22 @@ def _opponent(spec: str, game, simulations: int):
         path, _, step = spec.partition(":")[2].partition("@")
         if step and not step.isdigit():
             raise ValueError(f"checkpoint step must be a number: {spec!r}")
-        config, other_game, player = _agent(path, int(step) if step else None, simulations)
-        if repr(other_game) != repr(game):
-            raise ValueError(f"{spec} plays {other_game!r}, not {game!r}")
-        return player
+        other = _agent(path, int(step) if step else None, simulations)
+        if repr(other.game) != repr(game):
+            raise ValueError(f"{spec} plays {other.game!r}, not {game!r}")
+        return other.make_player(other.params)
     raise ValueError(
         f"unknown opponent {spec!r}: use random, greedy, mcts:N or checkpoint:PATH[@STEP]"
     )
 
 
-def main(argv=None) -> int:
+def _parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoint", required=True, help="a run's workdir")
     parser.add_argument("--step", type=int, help="checkpoint step (default: the latest)")
+    parser.add_argument(
+        "--all-steps", action="store_true", help="every kept checkpoint, and the curve"
+    )
     parser.add_argument("--opponent", action="append", help="repeatable; default: random")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--simulations", type=int, default=64)
@@ -76,54 +91,87 @@ def main(argv=None) -> int:
         "(default: one per core, as many as divide half the games; 1: off)",
     )
     args = parser.parse_args(argv)
+    if args.games < 2 or args.games % 2:
+        raise ValueError(f"--games must be even and at least 2, got {args.games}")
+    if args.cpu_devices is not None and args.cpu_devices < 1:
+        raise ValueError(f"--cpu-devices must be at least 1, got {args.cpu_devices}")
+    if args.all_steps and args.step is not None:
+        raise ValueError("give --step or --all-steps, not both")
+    if args.opening_plies < 0 or args.simulations < 1:
+        raise ValueError("--opening-plies must not be negative and --simulations positive")
+    return args
+
+
+def _print_row(label: str, summary: dict) -> None:
+    print(
+        f"{label:<34} {summary['games']:>5} {summary['wins']:>4} {summary['draws']:>4} "
+        f"{summary['losses']:>4} {100 * summary['score']:>6.1f}%  "
+        f"[{100 * summary['low']:.1f}, {100 * summary['high']:.1f}]  "
+        f"{100 * summary['as_black']:>6.1f}% {100 * summary['as_white']:>6.1f}%  "
+        f"{summary['seconds']}"
+    )
+
+
+def main(argv=None) -> int:
     try:
-        if args.games < 2 or args.games % 2:
-            raise ValueError(f"--games must be even and at least 2, got {args.games}")
-        if args.cpu_devices is not None and args.cpu_devices < 1:
-            raise ValueError(f"--cpu-devices must be at least 1, got {args.cpu_devices}")
+        args = _parse(argv)
         if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
             most = sharding.cpu_cores()
             sharding.split_cpu(args.cpu_devices or sharding.fitting_count([args.games // 2], most))
         mesh = sharding.batch_mesh() if jax.device_count() > 1 else None
-        config, game, agent = _agent(args.checkpoint, args.step, args.simulations)
+        steps = run.checkpoint_steps(args.checkpoint) if args.all_steps else [args.step]
+        if not steps:
+            raise CheckpointError(f"no checkpoint in {args.checkpoint}")
+        agent = _agent(args.checkpoint, steps[-1], args.simulations)
+        game = agent.game
         opponents = {
             spec: _opponent(spec, game, args.simulations) for spec in args.opponent or ["random"]
         }
     except (ValueError, CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    results = {}
-    key = jax.random.key(args.seed)
-    print(f"{game!r}, agent: {args.checkpoint} with {args.simulations} simulations")
-    print(
-        f"{'opponent':<24} {'games':>5} {'W':>4} {'D':>4} {'L':>4} {'score':>7}  95% interval  secs"
-    )
-    for spec, opponent in opponents.items():
-        key, match_key = jax.random.split(key)
-        match = jax.jit(
-            lambda k, o=opponent: players.arena(
-                game, agent, o, k, args.games, args.opening_plies, mesh
+    matches = {
+        spec: jax.jit(
+            lambda params, k, o=opponent: players.arena(
+                game, agent.make_player(params), o, k, args.games, args.opening_plies, mesh
             )
         )
-        start = time.monotonic()
-        summary = players.summarize(np.asarray(match(match_key)))
-        summary["seconds"] = round(time.monotonic() - start, 1)
-        results[spec] = summary
-        print(
-            f"{spec:<24} {summary['games']:>5} {summary['wins']:>4} {summary['draws']:>4} "
-            f"{summary['losses']:>4} {100 * summary['score']:>6.1f}%  "
-            f"[{100 * summary['low']:.1f}, {100 * summary['high']:.1f}]  {summary['seconds']}"
-        )
-    out = pathlib.Path(args.out or pathlib.Path(args.checkpoint) / "evaluation.json")
+        for spec, opponent in opponents.items()
+    }
+    print(f"{game!r}, agent: {args.checkpoint} with {args.simulations} simulations")
+    header = f"{'opponent':<34} {'games':>5} {'W':>4} {'D':>4} {'L':>4} {'score':>7}"
+    print(f"{header}  95% interval   Black   White  secs")
+    evaluations = []
+    for step in steps:
+        try:
+            if args.all_steps:
+                agent = _agent(args.checkpoint, step, args.simulations)
+        except CheckpointError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        key = jax.random.key(args.seed)  # the same openings for every checkpoint
+        results = {}
+        for spec, match in matches.items():
+            key, match_key = jax.random.split(key)
+            start = time.monotonic()
+            summary = players.summarize(np.asarray(match(agent.params, match_key)))
+            summary["seconds"] = round(time.monotonic() - start, 1)
+            results[spec] = summary
+            label = spec if not args.all_steps else f"{spec} @ {agent.minutes:.1f} min"
+            _print_row(label, summary)
+        evaluations.append({"step": step, "minutes": round(agent.minutes, 2), "results": results})
     record = {
         "checkpoint": args.checkpoint,
-        "step": args.step,
         "game": repr(game),
         "simulations": args.simulations,
         "opening_plies": args.opening_plies,
-        "results": results,
+        "games": args.games,
+        **(evaluations[0] if not args.all_steps else {"evaluations": evaluations}),
     }
+    out = pathlib.Path(args.out or pathlib.Path(args.checkpoint) / "evaluation.json")
     out.write_text(json.dumps(record, indent=2))
+    if args.all_steps:
+        plots.score_curve(evaluations, pathlib.Path(args.checkpoint) / "plots" / "curve.png")
     return 0
 
 

@@ -29,9 +29,12 @@ class Restored:
 
 
 class Checkpointer:
-    def __init__(self, directory: str | pathlib.Path, keep: int = 5):
+    def __init__(self, directory: str | pathlib.Path, keep: int = 5, create: bool = True):
+        """`create=False` for readers: a missing directory is an error, not made."""
         self.directory = pathlib.Path(directory).absolute()
-        options = ocp.CheckpointManagerOptions(max_to_keep=keep, create=True)
+        if not create and not self.directory.is_dir():
+            raise CheckpointError(f"no checkpoint in {self.directory} (no such directory)")
+        options = ocp.CheckpointManagerOptions(max_to_keep=keep, create=create)
         self._manager = ocp.CheckpointManager(self.directory, options=options)
 
     def steps(self) -> list[int]:

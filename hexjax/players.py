@@ -113,7 +113,8 @@ def arena(game: Game, first, second, key, num_games: int, opening_plies: int = 2
     `opening_plies` uniformly random plies (the same number everywhere).
 
     With a `mesh` (`hexjax.sharding.batch_mesh`) of d devices, each device plays an arena of
-    num_games / d games of its own (colours alternated within it), all at once.
+    num_games / d games of its own, all at once; the scores keep the one-device layout (the
+    first half of the array is where `first` was Black).
     """
     if num_games % 2:
         raise ValueError(f"the arena needs an even number of games, got {num_games}")
@@ -123,16 +124,16 @@ def arena(game: Game, first, second, key, num_games: int, opening_plies: int = 2
         per_device = functools.partial(
             arena, game, first, second, num_games=num_games // count, opening_plies=opening_plies
         )
-        split = sharding.PartitionSpec(sharding.AXIS)
         # check_vma=False: the games' initial states are the same on every device until the
         # per-device keys make them differ, which the type check cannot follow.
-        return jax.shard_map(
-            lambda keys: per_device(key=keys[0]),
+        by_colour = jax.shard_map(
+            lambda keys: per_device(key=keys[0]).reshape(2, -1),  # [first Black / White, games]
             mesh=mesh,
-            in_specs=split,
-            out_specs=split,
+            in_specs=sharding.PartitionSpec(sharding.AXIS),
+            out_specs=sharding.PartitionSpec(None, sharding.AXIS),
             check_vma=False,
         )(jax.random.split(key, count))
+        return by_colour.reshape(-1)
     init_key, opening_key, play_key = jax.random.split(key, 3)
     states = jax.vmap(game.init)(jax.random.split(init_key, num_games))
 
@@ -173,12 +174,13 @@ def arena(game: Game, first, second, key, num_games: int, opening_plies: int = 2
 
 def summarize(scores) -> dict:
     """Wins, draws, losses, the mean score and its 95% confidence interval (normal
-    approximation with the sample variance, clipped to [0, 1])."""
+    approximation with the sample variance, clipped to [0, 1]). For arena scores (an even
+    count, `first` Black in the first half) also the score with each colour."""
     scores = np.asarray(scores, np.float64)
     count = len(scores)
     mean = float(scores.mean()) if count else 0.0
     spread = 1.96 * float(scores.std(ddof=1)) / math.sqrt(count) if count > 1 else 1.0
-    return {
+    summary = {
         "games": count,
         "wins": int((scores == 1).sum()),
         "draws": int((scores == 0.5).sum()),
@@ -187,3 +189,7 @@ def summarize(scores) -> dict:
         "low": max(0.0, mean - spread),
         "high": min(1.0, mean + spread),
     }
+    if count and count % 2 == 0:
+        summary["as_black"] = float(scores[: count // 2].mean())
+        summary["as_white"] = float(scores[count // 2 :].mean())
+    return summary

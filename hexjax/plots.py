@@ -62,3 +62,26 @@ def training_curves(metrics_path, out_dir) -> list[pathlib.Path]:
         axis.set_ylim(0, 100)
         written.append(_finish(plt, figure, axis, "score %", out_dir / "evaluation.png"))
     return written
+
+
+def score_curve(evaluations: list[dict], path) -> pathlib.Path:
+    """Score against training minutes, one line per opponent with its 95% band.
+    evaluations: [{"minutes": float, "results": {opponent: summary}}] (evaluate.py's)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure, axis = plt.subplots(figsize=(7, 4))
+    names = sorted({name for e in evaluations for name in e["results"]})
+    for name in names:
+        rows = [(e["minutes"], e["results"][name]) for e in evaluations if name in e["results"]]
+        x = [minutes for minutes, _ in rows]
+        axis.plot(x, [100 * r["score"] for _, r in rows], marker="o", label=f"vs {name}")
+        axis.fill_between(
+            x, [100 * r["low"] for _, r in rows], [100 * r["high"] for _, r in rows], alpha=0.2
+        )
+    axis.set_ylim(0, 100)
+    return _finish(plt, figure, axis, "score %", path)

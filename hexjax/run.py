@@ -199,9 +199,21 @@ def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
     return record
 
 
+def checkpoint_steps(workdir) -> list[int]:
+    """The steps of a run's kept checkpoints, oldest first."""
+    path = pathlib.Path(workdir) / "checkpoints"
+    checkpoints = checkpoint_lib.Checkpointer(path, create=False)
+    try:
+        return checkpoints.steps()
+    finally:
+        checkpoints.close()
+
+
 def restore_run(workdir, step: int | None = None):
-    """(config, TrainState) of a run's checkpoint (default: the latest), on one device."""
-    checkpoints = checkpoint_lib.Checkpointer(pathlib.Path(workdir) / "checkpoints")
+    """(config, TrainState, meta) of a run's checkpoint (default: the latest), on one device;
+    meta holds the counters saved with it (`elapsed_seconds`: training time so far)."""
+    path = pathlib.Path(workdir) / "checkpoints"
+    checkpoints = checkpoint_lib.Checkpointer(path, create=False)
     try:
         meta = checkpoints.restore_meta(step)
         config = config_io.from_dict(TrainConfig, meta["config"])
@@ -211,7 +223,7 @@ def restore_run(workdir, step: int | None = None):
         restored = checkpoints.restore(template, jax.random.key(0), step)
     finally:
         checkpoints.close()
-    return config, restored.state
+    return config, restored.state, meta
 
 
 def _progress(record: dict, options: RunOptions, seconds: float, iterations: int) -> None:

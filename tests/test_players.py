@@ -75,4 +75,6 @@ def test_summary_interval():
         "score": 0.625,
         "low": pytest.approx(max(0.0, 0.625 - 1.96 * np.std([1, 1, 0, 0.5], ddof=1) / 2)),
         "high": 1.0,
+        "as_black": 1.0,  # the first half of an arena's games
+        "as_white": 0.25,
     }

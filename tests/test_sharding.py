@@ -37,8 +37,9 @@ def test_batch_sizes_must_divide_over_devices(findings):
 
 
 def test_the_arena_splits_over_devices_and_alternates_colours_on_each(findings):
-    """Each device plays 4 games, `first` Black in the first 2; Black forfeits at once."""
-    assert findings["arena_scores"] == [0.0, 0.0, 1.0, 1.0] * 4
+    """Each device plays 4 games, `first` Black in 2; Black forfeits at once. The scores keep
+    the one-device layout: `first` Black in the first half."""
+    assert findings["arena_scores"] == [0.0] * 8 + [1.0] * 8
     assert findings["arena_split"] == 4
     message = findings["arena_indivisible_error"]
     assert message == "half the arena's games (6) must be a multiple of the device count (4)"

@@ -1,0 +1,75 @@
+"""experiments/evaluate.py on a tiny run: every checkpoint against baselines, the JSON record,
+the curve, and clear errors for bad input."""
+
+import importlib.util
+import json
+import pathlib
+
+import pytest
+
+EXPERIMENTS = pathlib.Path(__file__).parents[1] / "experiments"
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(f"{name}_cli", EXPERIMENTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("run")
+    argv = ["--preset", "tiny", "--board", "4", "--iterations", "4", "--eval-every", "0",
+            "--checkpoint-every", "2", "--quiet", "--workdir", str(workdir)]  # fmt: skip
+    assert load("train").main(argv) == 0
+    return workdir
+
+
+def test_every_checkpoint_against_each_opponent(tiny_run, capsys):
+    out = tiny_run / "all.json"
+    argv = ["--checkpoint", str(tiny_run), "--all-steps", "--opponent", "random",
+            "--opponent", "mcts:8", "--games", "4", "--simulations", "2",
+            "--out", str(out)]  # fmt: skip
+    assert load("evaluate").main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "mcts:8 @" in printed and "random @" in printed
+    record = json.loads(out.read_text())
+    assert [e["step"] for e in record["evaluations"]] == [2, 4]
+    minutes = [e["minutes"] for e in record["evaluations"]]
+    assert 0 < minutes[0] < minutes[1]
+    for evaluation in record["evaluations"]:
+        for summary in evaluation["results"].values():
+            assert summary["games"] == 4
+            assert summary["wins"] + summary["draws"] + summary["losses"] == 4
+    assert (tiny_run / "plots" / "curve.png").stat().st_size > 0
+
+
+def test_one_step_writes_its_record(tiny_run):
+    out = tiny_run / "one.json"
+    argv = ["--checkpoint", str(tiny_run), "--step", "2", "--games", "2", "--out", str(out)]
+    assert load("evaluate").main(argv) == 0
+    record = json.loads(out.read_text())
+    assert record["step"] == 2 and record["results"]["random"]["games"] == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--games", "3"], "--games must be even"),
+        (["--opponent", "mcts:0"], "mcts opponent needs a positive simulation count"),
+        (["--opponent", "alphago"], "unknown opponent 'alphago'"),
+        (["--step", "3"], "no checkpoint for step 3"),
+        (["--step", "2", "--all-steps"], "not both"),
+        (["--opponent", "checkpoint:/nonexistent"], "no checkpoint in /nonexistent"),
+    ],
+)
+def test_bad_input_gets_a_message_and_exit_code_2(tiny_run, argv, message, capsys):
+    assert load("evaluate").main(["--checkpoint", str(tiny_run), *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_directory_without_checkpoints(tmp_path, capsys):
+    assert load("evaluate").main(["--checkpoint", str(tmp_path), "--all-steps"]) == 2
+    assert "no checkpoint in" in capsys.readouterr().err
+    assert not (tmp_path / "checkpoints").exists()  # reading makes no directories
