@@ -100,10 +100,9 @@ def main(argv=None) -> int:
     except (ValueError, CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    summary = ", ".join(
-        f"{k} {record[k]:.3g}" for k in ("iteration", "vs_random", "vs_greedy") if k in record
-    )
-    print(f"done: {summary}; outputs in {workdir}")
+    parts = [f"iteration {record['iteration']}"] if "iteration" in record else []
+    parts += [f"{k} {record[k]:.3g}" for k in ("vs_random", "vs_greedy") if k in record]
+    print(f"done: {', '.join(parts)}; outputs in {workdir}")
     return 0
 
 
