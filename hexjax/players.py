@@ -8,13 +8,14 @@ A player is a pure function `player(key, states) -> actions` over a batch of gam
   random (one ply of look-ahead for both sides, generic over games);
 - `rollout_mcts_player(game, num_simulations)`: UCT whose leaves are valued by one uniformly
   random playout to the end of the game (the standard baseline that needs no training), on
-  mctx's batched tree;
+  the array tree of `hexjax.rollout_mcts`, one per game;
 - `make_search_player(game, net, config)(params)`: the network with mctx search
   (deterministic when `config.gumbel_scale == 0`).
 
-`arena(game, first, second, key, num_games, opening_plies)` plays games in parallel with
-colours alternated, after `opening_plies` uniformly random plies so that deterministic players
-do not replay one game, and returns per-game scores from `first`'s view.
+`arena(game, first, second, key, num_games, opening_plies, mesh)` plays games in parallel
+with colours alternated, after `opening_plies` uniformly random plies so that deterministic
+players do not replay one game, and returns per-game scores from `first`'s view; with a mesh
+each device plays its share.
 """
 
 from __future__ import annotations

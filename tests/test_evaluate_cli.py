@@ -37,7 +37,7 @@ def test_every_checkpoint_against_each_opponent(tiny_run, capsys):
     record = json.loads(out.read_text())
     assert [e["step"] for e in record["evaluations"]] == [2, 4]
     minutes = [e["minutes"] for e in record["evaluations"]]
-    assert 0 < minutes[0] < minutes[1]
+    assert 0 < minutes[0] <= minutes[1]  # rounded to 1/100 minute: a tiny run may tie
     for evaluation in record["evaluations"]:
         for summary in evaluation["results"].values():
             assert summary["games"] == 4
