@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import pathlib
 import sys
 import time
@@ -115,15 +114,13 @@ def _print_row(label: str, summary: dict) -> None:
 def main(argv=None) -> int:
     try:
         args = _parse(argv)
-        if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
-            most = sharding.cpu_cores()
-            sharding.split_cpu(args.cpu_devices or sharding.fitting_count([args.games // 2], most))
+        sharding.use_cpu_cores([args.games // 2], args.cpu_devices)
         mesh = sharding.batch_mesh() if jax.device_count() > 1 else None
         steps = run.checkpoint_steps(args.checkpoint) if args.all_steps else [args.step]
         if not steps:
             raise CheckpointError(f"no checkpoint in {args.checkpoint}")
-        agent = _agent(args.checkpoint, steps[-1], args.simulations)
-        game = agent.game
+        latest = _agent(args.checkpoint, steps[-1], args.simulations)
+        game = latest.game
         opponents = {
             spec: _opponent(spec, game, args.simulations) for spec in args.opponent or ["random"]
         }
@@ -133,7 +130,7 @@ def main(argv=None) -> int:
     matches = {
         spec: jax.jit(
             lambda params, k, o=opponent: players.arena(
-                game, agent.make_player(params), o, k, args.games, args.opening_plies, mesh
+                game, latest.make_player(params), o, k, args.games, args.opening_plies, mesh
             )
         )
         for spec, opponent in opponents.items()
@@ -144,8 +141,7 @@ def main(argv=None) -> int:
     evaluations = []
     for step in steps:
         try:
-            if args.all_steps:
-                agent = _agent(args.checkpoint, step, args.simulations)
+            agent = latest if step == steps[-1] else _agent(args.checkpoint, step, args.simulations)
         except CheckpointError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2

@@ -36,12 +36,11 @@ def hexjax_selfplay(game, net, config: SearchConfig, batch: int, plies: int, mes
         return trajectory.policy.sum() + state.plies.sum()  # keep the work alive
 
     state = selfplay.init_selfplay(game, jax.random.key(0), batch)
+    jitted = jax.jit(run)
     if mesh is None:
-        jitted = jax.jit(run)
         return lambda params, key: jitted(params, key, state)
     state = jax.device_put(state, sharding.selfplay_shardings(state, mesh))
     replicated = sharding.replicated(mesh)
-    jitted = jax.jit(run)
     return lambda params, key: jitted(
         jax.device_put(params, replicated), jax.device_put(key, replicated), state
     )

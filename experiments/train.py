@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pathlib
 import sys
 
@@ -82,14 +81,13 @@ def parse(argv=None):
         import jax
 
         jax.distributed.initialize()  # coordinator and process ids from the environment
-    elif "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+    else:
         sized = config
         stored = pathlib.Path(workdir, "config.json")
         if args.resume and stored.is_file():  # a resumed run keeps its stored sizes
             sized = config_io.from_dict(TrainConfig, json.loads(stored.read_text()))
         sizes = (sized.selfplay_games, sized.optimizer.batch_size, sized.replay_capacity)
-        count = args.cpu_devices or sharding.fitting_count(sizes, sharding.cpu_cores())
-        sharding.split_cpu(count)
+        sharding.use_cpu_cores(sizes, args.cpu_devices)
     return config, workdir, options
 
 

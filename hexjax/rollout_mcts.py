@@ -45,6 +45,20 @@ def _outcome(winner: jax.Array, player: jax.Array) -> jax.Array:
     return jnp.where(winner < 0, 0.0, jnp.where(winner == player, 1.0, -1.0))
 
 
+def _where(condition, new, old):
+    """`new` where `condition`, else `old`, over a whole pytree (a game state)."""
+    return jax.tree.map(lambda a, b: jnp.where(condition, a, b), new, old)
+
+
+def _push(path, movers, depth, condition, node, mover):
+    """Where `condition`, append `node` (entered by `mover`) to the path; -> path, movers,
+    depth."""
+    depth = jnp.where(condition, depth + 1, depth)
+    path = path.at[depth].set(jnp.where(condition, node, path[depth]))
+    movers = movers.at[depth].set(jnp.where(condition, mover, movers[depth]))
+    return path, movers, depth
+
+
 def make_uct(game: Game, num_simulations: int, exploration: float = 1.4):
     """-> search(key, state) -> float32[A] root visit counts, for ONE game (vmap it)."""
     if num_simulations < 1:
@@ -82,13 +96,8 @@ def make_uct(game: Game, num_simulations: int, exploration: float = 1.4):
             action = select_action(tree, node, state, jax.random.fold_in(select_key, depth))
             child = tree.children[node, action]
             go = (child >= 0) & ~state.terminated
-            mover = state.current_player
-            state = jax.tree.map(
-                lambda new, old: jnp.where(go, new, old), game.step(state, action), state
-            )
-            depth = jnp.where(go, depth + 1, depth)
-            path = path.at[depth].set(jnp.where(go, child, path[depth]))
-            movers = movers.at[depth].set(jnp.where(go, mover, movers[depth]))
+            path, movers, depth = _push(path, movers, depth, go, child, state.current_player)
+            state = _where(go, game.step(state, action), state)
             return jnp.where(go, child, node), state, depth, path, movers, action, go
 
         walk = (jnp.int32(0), root, jnp.int32(0), path, movers, jnp.int32(0), jnp.bool_(True))
@@ -99,12 +108,8 @@ def make_uct(game: Game, num_simulations: int, exploration: float = 1.4):
         children = tree.children.at[node, action].set(
             jnp.where(expand, new_node, tree.children[node, action])
         )
-        mover = state.current_player
-        leaf = game.step(state, action)
-        depth = jnp.where(expand, depth + 1, depth)
-        path = path.at[depth].set(jnp.where(expand, new_node, path[depth]))
-        movers = movers.at[depth].set(jnp.where(expand, mover, movers[depth]))
-        final = jax.tree.map(lambda new, old: jnp.where(expand, new, old), leaf, state)
+        path, movers, depth = _push(path, movers, depth, expand, new_node, state.current_player)
+        final = _where(expand, game.step(state, action), state)
         # EVALUATE by one random playout (a finished game is its own result).
         winner = jnp.where(final.terminated, final.winner, game.playout_winner(playout_key, final))
         # BACKUP along the path; entries past `depth` point at no node and are dropped.

@@ -37,6 +37,7 @@ __all__ = [
     "replicated",
     "selfplay_shardings",
     "split_cpu",
+    "use_cpu_cores",
     "state_shardings",
 ]
 
@@ -61,6 +62,15 @@ def split_cpu(count: int) -> int:
     with contextlib.suppress(RuntimeError):  # backends already started: keep what they have
         jax.config.update("jax_num_cpu_devices", count)
     return len(jax.devices("cpu"))
+
+
+def use_cpu_cores(sizes, requested: int | None = None) -> int:
+    """Before JAX starts: one CPU device per core (or `requested`), as many as divide every
+    size in `sizes` (the batches to split). A device count forced through XLA_FLAGS wins.
+    Returns the CPU device count in effect."""
+    if "xla_force_host_platform_device_count" in os.environ.get("XLA_FLAGS", ""):
+        return len(jax.devices("cpu"))
+    return split_cpu(requested or fitting_count(sizes, cpu_cores()))
 
 
 def fitting_count(sizes, most: int) -> int:

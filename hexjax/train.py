@@ -220,8 +220,8 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)
         carry = (state.params, state.opt_state, buffer, state.updates)
         # XLA:CPU compiles the backward convolutions of a while-loop body to a slow generic
-        # loop (measured 13x slower than the same step jitted alone); unrolled, the steps use
-        # the fast kernels. Accelerators keep the loop (shorter compile, same speed).
+        # loop (0.05x the same step jitted alone, `bench.py --sgd-loop`); unrolled, the steps
+        # use the fast kernels. Accelerators keep the loop (shorter compile, same speed).
         unroll = jax.default_backend() == "cpu"
         (params, opt_state, buffer, updates), train_metrics = jax.lax.scan(
             sgd_step, carry, keys, unroll=unroll
