@@ -11,9 +11,8 @@ with N = num_simulations + 1 (node 0 is the root; simulation i creates node i + 
 hold no game state: a simulation replays its path from the root with `game.step`, which
 costs a few steps (UCT trees are shallow) and keeps memory at 4 (A + 2) bytes per node.
 
-Why not mctx: on XLA:CPU its per-simulation cost grew with the tree (about 1 ms per
-simulation at 200 simulations, 7 ms at 800, batch 100, Hex 7x7, playouts removed), too slow
-for thousands of simulations; `python experiments/bench.py --rollout-mcts` compares the two.
+Why not mctx: on XLA:CPU its per-simulation cost grew with the tree, too slow for thousands
+of simulations; `python experiments/bench.py --rollout-mcts` compares the two.
 
 A simulation: descend by UCT (unvisited children first, in random order; then
 Q + c sqrt(ln N / n), with Q and the exploration constant on the [-1, 1] outcome scale)
