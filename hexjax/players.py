@@ -4,11 +4,13 @@ A player is a pure function `player(key, states) -> actions` over a batch of gam
 (int32[B] actions, legal wherever the game is live). Players here:
 
 - `random_player`: uniform over legal moves;
-- `greedy_player`: wins at once if it can, else blocks the opponent's immediate win, else
-  random (one ply of look-ahead for both sides, generic over games);
+- `greedy_player`: a one-ply heuristic per game (`hexjax.greedy`: Hex connection distance,
+  Gomoku win / block / pattern score, Othello corners, edges, mobility);
 - `rollout_mcts_player(game, num_simulations)`: UCT whose leaves are valued by one uniformly
   random playout to the end of the game (the standard baseline that needs no training), on
   the array tree of `hexjax.rollout_mcts`, one per game;
+- `make_network_player(game, net, sample=False)(params)`: the network's policy alone, its
+  best legal move (or a move sampled from it);
 - `make_search_player(game, net, config)(params)`: the network with mctx search
   (deterministic when `config.gumbel_scale == 0`).
 
@@ -28,10 +30,23 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from hexjax import network as network_lib
 from hexjax import rollout_mcts, sharding
 from hexjax import search as search_lib
 from hexjax.games import Game
+from hexjax.greedy import greedy_player
 from hexjax.sampling import random_legal_action
+
+__all__ = [
+    "arena",
+    "evaluation_config",
+    "greedy_player",
+    "make_network_player",
+    "make_search_player",
+    "random_player",
+    "rollout_mcts_player",
+    "summarize",
+]
 
 
 def random_player(game: Game):
@@ -39,37 +54,6 @@ def random_player(game: Game):
 
     def play(key, states):
         return random_legal_action(key, states.legal_action_mask)
-
-    return play
-
-
-def _winning_moves(game: Game, states) -> jax.Array:
-    """bool[B, A]: legal moves that win the game at once for the side to move."""
-    actions = jnp.arange(game.num_actions)
-
-    def one(state):
-        children = jax.vmap(game.step, in_axes=(None, 0))(state, actions)
-        return (
-            state.legal_action_mask
-            & children.terminated
-            & (children.winner == state.current_player)
-        )
-
-    return jax.vmap(one)(states)
-
-
-def greedy_player(game: Game):
-    def play(key, states):
-        wins = _winning_moves(game, states)
-        # The opponent's winning moves, as if it were to move now (a pass-free "null move").
-        flipped = states.replace(current_player=1 - states.current_player)
-        threats = _winning_moves(game, flipped) & states.legal_action_mask
-        preferred = jnp.where(
-            wins.any(axis=1, keepdims=True),
-            wins,
-            jnp.where(threats.any(axis=1, keepdims=True), threats, states.legal_action_mask),
-        )
-        return random_legal_action(key, preferred)
 
     return play
 
@@ -86,6 +70,22 @@ def rollout_mcts_player(game: Game, num_simulations: int, exploration: float = 1
         return jnp.argmax(jnp.where(states.legal_action_mask, visits + tie_break, -1), axis=-1)
 
     return play
+
+
+def make_network_player(game: Game, net, sample: bool = False):
+    """params -> player: the policy head's best legal move, or one sampled from its legal part."""
+
+    def with_params(params):
+        def play(key, states):
+            logits, _ = network_lib.apply(net, params, jax.vmap(game.observe)(states))
+            logits = search_lib.masked_logits(logits, states.legal_action_mask)
+            if sample:
+                return jax.random.categorical(key, logits).astype(jnp.int32)
+            return jnp.argmax(logits, axis=-1).astype(jnp.int32)
+
+        return play
+
+    return with_params
 
 
 def make_search_player(game: Game, net, config: search_lib.SearchConfig):
