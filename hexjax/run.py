@@ -59,7 +59,7 @@ class _Evaluator:
             mesh = None  # halves that do not split evenly play on one device
 
         def match(params, key, opponent):
-            return players.arena(game, agent(params), opponent, key, games, 2, mesh)
+            return players.arena(game, agent(params), opponent, key, games, 2, mesh=mesh)
 
         self._matches = {
             name: jax.jit(lambda params, key, o=opponent: match(params, key, o))

@@ -76,12 +76,12 @@ def main():
 
     hex4 = hexjax.make("hex", size=4)
     scores = jax.jit(
-        lambda key: players.arena(hex4, black_forfeits, black_forfeits, key, 16, 0, mesh)
+        lambda key: players.arena(hex4, black_forfeits, black_forfeits, key, 16, 0, mesh=mesh)
     )(jax.random.key(5))
     findings["arena_scores"] = np.asarray(scores).tolist()
     findings["arena_split"] = len(scores.sharding.device_set)
     try:
-        players.arena(hex4, suicidal, suicidal, jax.random.key(0), 12, 0, mesh)
+        players.arena(hex4, suicidal, suicidal, jax.random.key(0), 12, 0, mesh=mesh)
         findings["arena_indivisible_error"] = None
     except ValueError as error:
         findings["arena_indivisible_error"] = str(error)

@@ -78,3 +78,73 @@ def test_summary_interval():
         "as_black": 1.0,  # the first half of an arena's games
         "as_white": 0.25,
     }
+
+
+def test_arena_records_replay_to_the_scores_and_openings_come_in_colour_pairs():
+    game = hexjax.make("hex", size=4)
+    random = players.random_player(game)
+    games = jax.jit(lambda key: players.arena_games(game, random, random, key, 16, 3))(
+        jax.random.key(3)
+    )
+    moves, scores = np.asarray(games.moves), np.asarray(games.scores)
+    assert (moves[:8, :3] == moves[8:, :3]).all()  # game i and i + 8 share their opening
+    assert len({tuple(row[:3]) for row in moves[:8]}) > 1
+    for i, row in enumerate(moves):
+        state = game.from_moves([int(a) for a in row if a >= 0])
+        first_colour = 0 if i < 8 else 1
+        assert bool(state.terminated) and scores[i] == float(state.winner == first_colour)
+
+
+def test_records_file_loads_with_from_moves(tmp_path):
+    game = hexjax.make("gomoku", size=5, win_length=4)
+    random = players.random_player(game)
+    games = jax.jit(lambda key: players.arena_games(game, random, random, key, 4, 0))(
+        jax.random.key(0)
+    )
+    path = tmp_path / "records.txt"
+    players.write_records(game, games.moves, path)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 4
+    for line, row in zip(lines, np.asarray(games.moves), strict=True):
+        assert game.parse_moves(line) == [int(a) for a in row if a >= 0]
+        assert bool(game.from_moves(line).terminated)
+
+
+def test_openings_file_is_played_in_order_with_each_colour(tmp_path):
+    game = hexjax.make("hex", size=5)
+    path = tmp_path / "openings.txt"
+    path.write_text("# two-ply openings\na1 e5\n\nc3 b2  # the centre\ne1 a5\n")
+    openings = players.load_openings(game, path)
+    assert openings.tolist() == [game.parse_moves(m) for m in ("a1 e5", "c3 b2", "e1 a5")]
+    random = players.random_player(game)
+    games = jax.jit(
+        lambda key: players.arena_games(game, random, random, key, 8, 0, openings=openings)
+    )(jax.random.key(0))
+    starts = np.asarray(games.moves)[:, :2].tolist()
+    expected = [openings[i % 3].tolist() for i in range(4)]
+    assert starts == expected + expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a1 a1\n", "line 1"),
+        ("a1 b1\nc3\n", "line 2: 1 plies where the first opening has 2"),
+        ("zz9\n", "line 1"),
+        ("# nothing\n\n", "no openings"),
+    ],
+)
+def test_bad_openings_file_names_the_line(tmp_path, text, message):
+    game = hexjax.make("hex", size=5)
+    path = tmp_path / "openings.txt"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        players.load_openings(game, path)
+
+
+def test_an_opening_that_ends_the_game_is_refused(tmp_path):
+    game = hexjax.make("gomoku", size=5, win_length=3)
+    path = tmp_path / "openings.txt"
+    path.write_text("a1 e5 b1 e4 c1\n")
+    with pytest.raises(ValueError, match="ends the game"):
+        players.load_openings(game, path)
