@@ -3,10 +3,15 @@
 
 Opponents by spec: `random`, `greedy`, `mcts:N` (UCT with random playouts, N simulations per
 move), `checkpoint:PATH[@STEP]` (another run's network with the same search). The agent searches
-`--simulations` per move deterministically (Gumbel without noise). Games alternate colours and
-open with `--opening-plies` random plies. Prints a table and writes JSON (default:
-<checkpoint>/evaluation.json). `--all-steps` evaluates every kept checkpoint of the run and
-also draws the score against training minutes (<checkpoint>/plots/curve.png).
+`--simulations` per move deterministically (Gumbel without noise). Games alternate colours, and
+each opening (`--opening-plies` random plies, or the lines of an `--openings` file) is played
+once with each colour. Prints a table and writes JSON (default: <checkpoint>/evaluation.json);
+`--records` keeps every game's moves (<checkpoint>/records/<opponent>.txt, loadable with
+`game.from_moves`). `--all-steps` evaluates every kept checkpoint of the run and draws the score
+against training minutes (<checkpoint>/plots/curve.png). `--elo` plays a round robin between
+every kept checkpoint and the opponents and fits Elo ratings, random = 0
+(<checkpoint>/plots/elo.png). Every evaluation also draws the agent's policy and value on the
+first move (plots/first_move.png) and on each `--position MOVES` (plots/position_K.png).
 """
 
 from __future__ import annotations
@@ -22,14 +27,17 @@ from typing import NamedTuple
 import jax
 import numpy as np
 
+from hexjax import elo, players, plots, run, sharding, tournament
 from hexjax import network as network_lib
-from hexjax import players, plots, run, sharding
+from hexjax import search as search_lib
 from hexjax.checkpoint import CheckpointError
 
 
 class _Agent(NamedTuple):
     config: object
     game: object
+    net: object
+    search: search_lib.SearchConfig  # deterministic, `--simulations` per move
     make_player: object  # params -> player
     params: object
     minutes: float  # training time of the checkpoint
@@ -44,19 +52,20 @@ def _agent(workdir: str, step: int | None, simulations: int) -> _Agent:
     )
     minutes = float(meta.get("elapsed_seconds", 0.0)) / 60
     make_player = players.make_search_player(game, net, search)
-    return _Agent(config, game, make_player, state.params, minutes)
+    return _Agent(config, game, net, search, make_player, state.params, minutes)
 
 
-def _opponent(spec: str, game, simulations: int):
+def _opponent(spec: str, game, simulations: int) -> tournament.Entrant:
     if spec == "random":
-        return players.random_player(game)
+        return tournament.Entrant(spec, tournament.fixed(players.random_player(game)))
     if spec == "greedy":
-        return players.greedy_player(game)
+        return tournament.Entrant(spec, tournament.fixed(players.greedy_player(game)))
     if spec.startswith("mcts:"):
         count = spec.partition(":")[2]
         if not count.isdigit() or int(count) < 1:
             raise ValueError(f"mcts opponent needs a positive simulation count: {spec!r}")
-        return players.rollout_mcts_player(game, int(count))
+        mcts = players.rollout_mcts_player(game, int(count))
+        return tournament.Entrant(spec, tournament.fixed(mcts))
     if spec.startswith("checkpoint:"):
         path, _, step = spec.partition(":")[2].partition("@")
         if step and not step.isdigit():
@@ -64,7 +73,7 @@ def _opponent(spec: str, game, simulations: int):
         other = _agent(path, int(step) if step else None, simulations)
         if repr(other.game) != repr(game):
             raise ValueError(f"{spec} plays {other.game!r}, not {game!r}")
-        return other.make_player(other.params)
+        return tournament.Entrant(f"run:{path}", other.make_player, other.params)
     raise ValueError(
         f"unknown opponent {spec!r}: use random, greedy, mcts:N or checkpoint:PATH[@STEP]"
     )
@@ -81,6 +90,14 @@ def _parse(argv):
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--simulations", type=int, default=64)
     parser.add_argument("--opening-plies", type=int, default=2)
+    parser.add_argument("--openings", help="a file of openings, one move list a line")
+    parser.add_argument("--records", action="store_true", help="keep every game's moves")
+    parser.add_argument(
+        "--elo", action="store_true", help="round robin of every kept checkpoint and opponent"
+    )
+    parser.add_argument(
+        "--position", action="append", default=[], help="moves of a position to draw; repeatable"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="JSON output (default: <checkpoint>/evaluation.json)")
     parser.add_argument(
@@ -94,8 +111,8 @@ def _parse(argv):
         raise ValueError(f"--games must be even and at least 2, got {args.games}")
     if args.cpu_devices is not None and args.cpu_devices < 1:
         raise ValueError(f"--cpu-devices must be at least 1, got {args.cpu_devices}")
-    if args.all_steps and args.step is not None:
-        raise ValueError("give --step or --all-steps, not both")
+    if (args.all_steps or args.elo) and args.step is not None:
+        raise ValueError("give --step, or --all-steps / --elo (every kept checkpoint), not both")
     if args.opening_plies < 0 or args.simulations < 1:
         raise ValueError("--opening-plies must not be negative and --simulations positive")
     return args
@@ -116,59 +133,166 @@ def main(argv=None) -> int:
         args = _parse(argv)
         sharding.use_cpu_cores([args.games // 2], args.cpu_devices)
         mesh = sharding.batch_mesh() if jax.device_count() > 1 else None
-        steps = run.checkpoint_steps(args.checkpoint) if args.all_steps else [args.step]
+        every_step = args.all_steps or args.elo
+        steps = run.checkpoint_steps(args.checkpoint) if every_step else [args.step]
         if not steps:
             raise CheckpointError(f"no checkpoint in {args.checkpoint}")
         latest = _agent(args.checkpoint, steps[-1], args.simulations)
         game = latest.game
-        opponents = {
-            spec: _opponent(spec, game, args.simulations) for spec in args.opponent or ["random"]
-        }
-    except (ValueError, CheckpointError) as error:
+        specs = args.opponent or ["random"]
+        opponents = {spec: _opponent(spec, game, args.simulations) for spec in specs}
+        openings = players.load_openings(game, args.openings) if args.openings else None
+        positions = [game.from_moves(moves) for moves in args.position]
+    except (ValueError, CheckpointError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    matches = {
-        spec: jax.jit(
-            lambda params, k, o=opponent: players.arena(
-                game, latest.make_player(params), o, k, args.games, args.opening_plies, mesh
-            )
-        )
-        for spec, opponent in opponents.items()
-    }
+    out_dir = pathlib.Path(args.checkpoint)
     print(f"{game!r}, agent: {args.checkpoint} with {args.simulations} simulations")
-    header = f"{'opponent':<34} {'games':>5} {'W':>4} {'D':>4} {'L':>4} {'score':>7}"
-    print(f"{header}  95% interval   Black   White  secs")
-    evaluations = []
-    for step in steps:
-        try:
-            agent = latest if step == steps[-1] else _agent(args.checkpoint, step, args.simulations)
-        except CheckpointError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-        key = jax.random.key(args.seed)  # the same openings for every checkpoint
-        results = {}
-        for spec, match in matches.items():
-            key, match_key = jax.random.split(key)
-            start = time.monotonic()
-            summary = players.summarize(np.asarray(match(agent.params, match_key)))
-            summary["seconds"] = round(time.monotonic() - start, 1)
-            results[spec] = summary
-            label = spec if not args.all_steps else f"{spec} @ {agent.minutes:.1f} min"
-            _print_row(label, summary)
-        evaluations.append({"step": step, "minutes": round(agent.minutes, 2), "results": results})
-    record = {
+    try:
+        if args.elo:
+            record = _elo(args, latest, steps, opponents, openings, mesh)
+        else:
+            record = _matches(args, latest, steps, opponents, openings, mesh)
+    except CheckpointError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    _draw_positions(latest, [game.new_state(), *positions], out_dir / "plots")
+    out = pathlib.Path(args.out or out_dir / "evaluation.json")
+    out.write_text(json.dumps(record, indent=2))
+    return 0
+
+
+def _settings(args, game) -> dict:
+    return {
         "checkpoint": args.checkpoint,
         "game": repr(game),
         "simulations": args.simulations,
         "opening_plies": args.opening_plies,
+        "openings": args.openings,
         "games": args.games,
-        **(evaluations[0] if not args.all_steps else {"evaluations": evaluations}),
     }
-    out = pathlib.Path(args.out or pathlib.Path(args.checkpoint) / "evaluation.json")
-    out.write_text(json.dumps(record, indent=2))
+
+
+def _matches(args, latest: _Agent, steps, opponents, openings, mesh) -> dict:
+    """The agent (each kept checkpoint with --all-steps) against every opponent."""
+    game = latest.game
+
+    def match(params, opponent_params, key, opponent):
+        return players.arena_games(
+            game,
+            latest.make_player(params),
+            opponent.make_player(opponent_params),
+            key,
+            args.games,
+            args.opening_plies,
+            openings=openings,
+            mesh=mesh,
+        )
+
+    matches = {
+        spec: jax.jit(lambda p, q, k, o=opponent: match(p, q, k, o))
+        for spec, opponent in opponents.items()
+    }
+    header = f"{'opponent':<34} {'games':>5} {'W':>4} {'D':>4} {'L':>4} {'score':>7}"
+    print(f"{header}  95% interval   Black   White  secs")
+    evaluations = []
+    for step in steps:
+        agent = latest if step == steps[-1] else _agent(args.checkpoint, step, args.simulations)
+        key = jax.random.key(args.seed)  # the same openings for every checkpoint
+        results = {}
+        for spec, play in matches.items():
+            key, match_key = jax.random.split(key)
+            start = time.monotonic()
+            games = play(agent.params, opponents[spec].params, match_key)
+            summary = players.summarize(np.asarray(games.scores))
+            summary["seconds"] = round(time.monotonic() - start, 1)
+            results[spec] = summary
+            label = spec if not args.all_steps else f"{spec} @ {agent.minutes:.1f} min"
+            _print_row(label, summary)
+            if args.records:
+                name = f"{_file_name(spec)}" + (f"@{step}" if args.all_steps else "")
+                records = pathlib.Path(args.checkpoint) / "records" / f"{name}.txt"
+                records.parent.mkdir(parents=True, exist_ok=True)
+                players.write_records(game, games.moves, records)
+        evaluations.append({"step": step, "minutes": round(agent.minutes, 2), "results": results})
     if args.all_steps:
         plots.score_curve(evaluations, pathlib.Path(args.checkpoint) / "plots" / "curve.png")
-    return 0
+        return {**_settings(args, game), "evaluations": evaluations}
+    return {**_settings(args, game), **evaluations[0]}
+
+
+def _elo(args, latest: _Agent, steps, opponents, openings, mesh) -> dict:
+    """Round robin between every kept checkpoint and the opponents; Elo with random = 0."""
+    game = latest.game
+    entrants, minutes = {}, {}
+    for step in steps:
+        agent = latest if step == steps[-1] else _agent(args.checkpoint, step, args.simulations)
+        name = f"step {step}"
+        entrants[name] = tournament.Entrant("agent", agent.make_player, agent.params)
+        minutes[name] = agent.minutes
+    if "random" not in opponents:
+        opponents = {"random": _opponent("random", game, args.simulations), **opponents}
+    entrants.update(opponents)
+    print(f"round robin: {len(entrants)} entrants, {args.games} games a pair")
+
+    def report(match: elo.Match) -> None:
+        print(f"  {match.first:>14} vs {match.second:<14} {100 * match.score / match.games:6.1f}%")
+
+    matches = tournament.round_robin(
+        game,
+        entrants,
+        jax.random.key(args.seed),
+        args.games,
+        args.opening_plies,
+        openings=openings,
+        mesh=mesh,
+        report=report,
+    )
+    ratings = elo.fit(matches, anchor="random")
+    print(f"{'entrant':<34} {'Elo':>7} {'± 2 s.e.':>9}  training minutes")
+    for name in sorted(entrants, key=lambda n: ratings.elo[n]):
+        trained = f"{minutes[name]:.1f}" if name in minutes else "-"
+        print(f"{name:<34} {ratings.elo[name]:7.0f} {2 * ratings.stderr[name]:9.0f}  {trained}")
+    plots.elo_curve(
+        [
+            {"minutes": minutes[n], "elo": ratings.elo[n], "stderr": ratings.stderr[n]}
+            for n in minutes
+        ],
+        {n: ratings.elo[n] for n in opponents},
+        pathlib.Path(args.checkpoint) / "plots" / "elo.png",
+    )
+    return {
+        **_settings(args, game),
+        "elo": ratings.elo,
+        "stderr": ratings.stderr,
+        "minutes": minutes,
+        "matches": [m._asdict() for m in matches],
+    }
+
+
+def _draw_positions(agent: _Agent, states, out_dir: pathlib.Path) -> None:
+    """The network's policy, the search's policy and the value on each position."""
+    game = agent.game
+    search = jax.jit(search_lib.make_search(game, agent.net, agent.search))
+    for index, state in enumerate(states):
+        batch = jax.tree.map(lambda x: x[None], state)
+        logits, value = network_lib.apply(agent.net, agent.params, jax.vmap(game.observe)(batch))
+        prior = jax.nn.softmax(search_lib.masked_logits(logits, batch.legal_action_mask))
+        found = search(agent.params, jax.random.key(0), batch, batch.step_count)
+        name = "first_move" if index == 0 else f"position_{index}"
+        mover = "Black" if int(state.current_player) == 0 else "White"
+        plots.policy_heatmaps(
+            game,
+            state,
+            {"network policy": np.asarray(prior[0]), "search policy": np.asarray(found.policy[0])},
+            f"{mover} to move; value {float(value[0]):+.2f} (network), "
+            f"{float(found.value[0]):+.2f} (search)",
+            out_dir / f"{name}.png",
+        )
+
+
+def _file_name(spec: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in spec)
 
 
 if __name__ == "__main__":

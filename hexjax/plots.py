@@ -85,3 +85,69 @@ def score_curve(evaluations: list[dict], path) -> pathlib.Path:
         )
     axis.set_ylim(0, 100)
     return _finish(plt, figure, axis, "score %", path)
+
+
+def elo_curve(points: list[dict], baselines: dict[str, float], path) -> pathlib.Path:
+    """Elo against training minutes with ±2 standard errors, baselines as dashed lines.
+    points: [{"minutes", "elo", "stderr"}]; baselines: {name: elo}."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure, axis = plt.subplots(figsize=(7, 4))
+    points = sorted(points, key=lambda p: p["minutes"])
+    x = [p["minutes"] for p in points]
+    axis.errorbar(
+        x,
+        [p["elo"] for p in points],
+        yerr=[2 * p["stderr"] for p in points],
+        marker="o",
+        capsize=3,
+        label="agent",
+    )
+    for index, (name, value) in enumerate(sorted(baselines.items(), key=lambda kv: kv[1])):
+        axis.axhline(value, linestyle="--", color=f"C{index + 1}", label=name)
+    return _finish(plt, figure, axis, "Elo (random = 0)", path)
+
+
+def policy_heatmaps(game, state, panels: dict, title: str, path) -> pathlib.Path:
+    """One heatmap per panel (a float[num_actions] distribution over the board's cells) on
+    the board of `state`, stones drawn; Hex boards drawn as the rhombus they are."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    n = game.size
+    rows, cols = np.divmod(np.arange(n * n), n)
+    hexagonal = game.name == "hex"
+    # Hex cells sit on a sheared grid; square boards on the plain one (row 0 on top).
+    x = cols + rows / 2 if hexagonal else cols.astype(float)
+    y = -rows * (np.sqrt(3) / 2 if hexagonal else 1.0)
+    board = np.asarray(state.board).reshape(-1)
+    figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.2))
+    axes = np.atleast_1d(axes)
+    for axis, (name, values) in zip(axes, panels.items(), strict=True):
+        cells = np.asarray(values, float)[: n * n]
+        marker, size = ("h", 5200 / n**2) if hexagonal else ("s", 4200 / n**2)
+        shown = axis.scatter(x, y, c=cells, cmap="viridis", marker=marker, s=size * 1.9)
+        for stone, colour in ((1, "black"), (2, "white")):
+            on = board == stone
+            axis.scatter(x[on], y[on], c=colour, edgecolors="grey", s=size * 0.8)
+        extra = np.asarray(values, float)[n * n :]
+        label = name if not len(extra) else f"{name} (extra move {extra.sum():.2f})"
+        axis.set_title(label)
+        axis.set_aspect("equal")
+        axis.axis("off")
+        figure.colorbar(shown, ax=axis, fraction=0.046)
+    figure.suptitle(title)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path

@@ -62,6 +62,9 @@ def test_one_step_writes_its_record(tiny_run):
         (["--step", "3"], "no checkpoint for step 3"),
         (["--step", "2", "--all-steps"], "not both"),
         (["--opponent", "checkpoint:/nonexistent"], "no checkpoint in /nonexistent"),
+        (["--step", "2", "--elo"], "not both"),
+        (["--position", "a1 a1"], "a1"),
+        (["--openings", "/nonexistent/openings.txt"], "/nonexistent/openings.txt"),
     ],
 )
 def test_bad_input_gets_a_message_and_exit_code_2(tiny_run, argv, message, capsys):
@@ -73,3 +76,34 @@ def test_a_directory_without_checkpoints(tmp_path, capsys):
     assert load("evaluate").main(["--checkpoint", str(tmp_path), "--all-steps"]) == 2
     assert "no checkpoint in" in capsys.readouterr().err
     assert not (tmp_path / "checkpoints").exists()  # reading makes no directories
+
+
+def test_records_openings_and_position_plots(tiny_run, tmp_path):
+    openings = tmp_path / "openings.txt"
+    openings.write_text("a1 d4\nb2 c3\n")
+    argv = ["--checkpoint", str(tiny_run), "--games", "4", "--simulations", "2",
+            "--opponent", "greedy", "--openings", str(openings), "--opening-plies", "0",
+            "--records", "--position", "b2 c3", "--out", str(tmp_path / "r.json")]  # fmt: skip
+    assert load("evaluate").main(argv) == 0
+    import hexjax
+
+    game = hexjax.make("hex", size=4)
+    lines = (tiny_run / "records" / "greedy.txt").read_text().splitlines()
+    assert [line.split()[:2] for line in lines] == [["a1", "d4"], ["b2", "c3"]] * 2
+    assert all(bool(game.from_moves(line).terminated) for line in lines)
+    for name in ("first_move.png", "position_1.png"):
+        assert (tiny_run / "plots" / name).stat().st_size > 0
+
+
+def test_elo_round_robin_of_checkpoints_and_baselines(tiny_run, tmp_path, capsys):
+    out = tmp_path / "elo.json"
+    argv = ["--checkpoint", str(tiny_run), "--elo", "--opponent", "greedy", "--games", "4",
+            "--simulations", "2", "--out", str(out)]  # fmt: skip
+    assert load("evaluate").main(argv) == 0
+    record = json.loads(out.read_text())
+    assert set(record["elo"]) == {"step 2", "step 4", "random", "greedy"}
+    assert record["elo"]["random"] == 0.0
+    assert len(record["matches"]) == 6  # every pair once
+    assert all(m["games"] == 4 for m in record["matches"])
+    assert "round robin: 4 entrants" in capsys.readouterr().out
+    assert (tiny_run / "plots" / "elo.png").stat().st_size > 0
