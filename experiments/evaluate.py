@@ -27,7 +27,7 @@ from typing import NamedTuple
 import jax
 import numpy as np
 
-from hexjax import elo, players, plots, run, sharding, tournament
+from hexjax import elo, hex_solver, players, plots, puzzles, run, sharding, tournament
 from hexjax import network as network_lib
 from hexjax import search as search_lib
 from hexjax.checkpoint import CheckpointError
@@ -96,6 +96,16 @@ def _parse(argv):
         "--elo", action="store_true", help="round robin of every kept checkpoint and opponent"
     )
     parser.add_argument(
+        "--solver-accuracy",
+        action="store_true",
+        help="hex up to 7x7: how often each player picks a winning move (exact solver)",
+    )
+    parser.add_argument(
+        "--puzzles",
+        action="store_true",
+        help="the Gomoku tactics suite: solved share per category",
+    )
+    parser.add_argument(
         "--position", action="append", default=[], help="moves of a position to draw; repeatable"
     )
     parser.add_argument("--seed", type=int, default=0)
@@ -111,6 +121,10 @@ def _parse(argv):
         raise ValueError(f"--games must be even and at least 2, got {args.games}")
     if args.cpu_devices is not None and args.cpu_devices < 1:
         raise ValueError(f"--cpu-devices must be at least 1, got {args.cpu_devices}")
+    if sum((args.all_steps, args.elo, args.solver_accuracy, args.puzzles)) > 1:
+        raise ValueError(
+            "--all-steps, --elo, --solver-accuracy and --puzzles are separate evaluations"
+        )
     if (args.all_steps or args.elo) and args.step is not None:
         raise ValueError("give --step, or --all-steps / --elo (every kept checkpoint), not both")
     if args.opening_plies < 0 or args.simulations < 1:
@@ -143,6 +157,12 @@ def main(argv=None) -> int:
         opponents = {spec: _opponent(spec, game, args.simulations) for spec in specs}
         openings = players.load_openings(game, args.openings) if args.openings else None
         positions = [game.from_moves(moves) for moves in args.position]
+        if args.solver_accuracy and (game.name != "hex" or game.size > hex_solver.MAX_SIZE):
+            raise ValueError(f"the exact solver plays hex up to 7x7, not {game!r}")
+        if args.puzzles and game.name != "gomoku":
+            raise ValueError(f"the puzzles are Gomoku positions, not {game!r}")
+        if args.puzzles and any(spec.startswith("checkpoint:") for spec in specs):
+            raise ValueError("--puzzles takes baseline opponents only (random, greedy, mcts:N)")
     except (ValueError, CheckpointError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -151,6 +171,10 @@ def main(argv=None) -> int:
     try:
         if args.elo:
             record = _elo(args, latest, steps, opponents, openings, mesh)
+        elif args.solver_accuracy:
+            record = _solver_accuracy(args, latest, opponents, openings, mesh)
+        elif args.puzzles:
+            record = _puzzles(args, latest, specs)
         else:
             record = _matches(args, latest, steps, opponents, openings, mesh)
     except CheckpointError as error:
@@ -268,6 +292,79 @@ def _elo(args, latest: _Agent, steps, opponents, openings, mesh) -> dict:
         "minutes": minutes,
         "matches": [m._asdict() for m in matches],
     }
+
+
+def _solver_accuracy(args, latest: _Agent, opponents, openings, mesh) -> dict:
+    """Positions from the agent's games against itself (varied by the openings); at each, does
+    a player pick a winning move when one exists? The exact solver knows the answer."""
+    game = latest.game
+    agent = latest.make_player(latest.params)
+    # The arena plays each opening with both colours: between two copies of one deterministic
+    # agent those games are the same, so play twice as many and keep the first half.
+    games = jax.jit(
+        lambda k: players.arena_games(
+            game, agent, agent, k, 2 * args.games, args.opening_plies, openings=openings, mesh=mesh
+        )
+    )(jax.random.key(args.seed))
+    states = players.positions_of_games(game, games.moves[: args.games])
+    boards = np.asarray(states.board)
+    to_plays = np.asarray(states.current_player)
+    contenders = {
+        f"agent ({args.simulations} simulations)": tournament.Entrant(
+            "agent", latest.make_player, latest.params
+        ),
+        "agent's network alone": tournament.Entrant(
+            "network", players.make_network_player(game, latest.net), latest.params
+        ),
+        **opponents,
+    }
+    solver = hex_solver.HexSolver(game.size)
+    print(f"{len(boards)} positions from {args.games} games of the agent against itself")
+    print(f"{'player':<34} {'positions':>9} {'correct':>8} {'accuracy':>9}  secs")
+    results = {}
+    for name, contender in contenders.items():
+        start = time.monotonic()
+        choose = jax.jit(lambda p, k, c=contender: c.make_player(p)(k, states))
+        actions = np.asarray(choose(contender.params, jax.random.key(args.seed + 1)))
+        result = hex_solver.accuracy(solver, boards, to_plays, actions)
+        result["seconds"] = round(time.monotonic() - start, 1)
+        results[name] = result
+        print(
+            f"{name:<34} {result['positions']:>9} {result['correct']:>8} "
+            f"{100 * result['accuracy']:>8.1f}%  {result['seconds']}"
+        )
+    return {**_settings(args, game), "positions": len(boards), "solver_accuracy": results}
+
+
+def _puzzles(args, latest: _Agent, specs) -> dict:
+    """The share of the tactics suite each player solves, per category. The agent plays the
+    puzzles of its own board and rule; baselines (rebuilt for each board) play all of them."""
+    suite = puzzles.load_puzzles()
+    own = (latest.game.size, latest.game.rule)
+
+    def agent(make_player):
+        return lambda game: make_player(latest.params) if (game.size, game.rule) == own else None
+
+    contenders = {
+        f"agent ({args.simulations} simulations)": agent(latest.make_player),
+        "agent's network alone": agent(players.make_network_player(latest.game, latest.net)),
+    }
+    for spec in specs:
+        contenders[spec] = lambda game, s=spec: _opponent(s, game, args.simulations).make_player(
+            None
+        )
+    categories = list(puzzles.CATEGORIES)
+    print(f"{'player':<34} " + " ".join(f"{c:>13}" for c in categories))
+    results = {}
+    for name, player_for in contenders.items():
+        rates = puzzles.solve_rates(suite, player_for)
+        results[name] = rates
+        cells = [
+            f"{rates[c]['solved']:>5}/{rates[c]['puzzles']:<3}" if c in rates else "-"
+            for c in categories
+        ]
+        print(f"{name:<34} " + " ".join(f"{cell:>13}" for cell in cells))
+    return {**_settings(args, latest.game), "puzzles": results}
 
 
 def _draw_positions(agent: _Agent, states, out_dir: pathlib.Path) -> None:

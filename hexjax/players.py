@@ -283,6 +283,34 @@ def write_records(game: Game, moves, path) -> None:
     pathlib.Path(path).write_text("\n".join(lines) + "\n")
 
 
+def positions_of_games(game: Game, moves):
+    """Every position of the recorded games (moves: int32[G, L], -1 after the end) where
+    the game is still running, stacked: a state batch [P]. Built on the host from one jitted
+    replay; positions repeated across games are kept (they weigh as often as they occur)."""
+    moves = jnp.asarray(moves, jnp.int32)
+
+    @jax.jit
+    def replay(moves):
+        states = jax.vmap(game.init)(jax.random.split(jax.random.key(0), moves.shape[0]))
+
+        def one_ply(states, actions):
+            after = jax.vmap(game.step)(states, jnp.maximum(actions, 0))
+            keep = actions < 0
+            after = jax.tree.map(
+                lambda old, new: jnp.where(keep.reshape((-1,) + (1,) * (new.ndim - 1)), old, new),
+                states,
+                after,
+            )
+            return after, states  # the position before this ply
+
+        _, before = jax.lax.scan(one_ply, states, moves.T)
+        return before  # leaves [L, G, ...]
+
+    before = jax.tree.map(lambda x: np.asarray(x).reshape(-1, *x.shape[2:]), replay(moves))
+    live = ~before.terminated & (np.asarray(moves).T.reshape(-1) >= 0)
+    return jax.tree.map(lambda x: jnp.asarray(x[live]), before)
+
+
 def summarize(scores) -> dict:
     """Wins, draws, losses, the mean score and its 95% confidence interval (normal
     approximation with the sample variance, clipped to [0, 1]). For arena scores (an even

@@ -121,6 +121,8 @@ def policy_heatmaps(game, state, panels: dict, title: str, path) -> pathlib.Path
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import Circle, RegularPolygon
 
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -133,19 +135,33 @@ def policy_heatmaps(game, state, panels: dict, title: str, path) -> pathlib.Path
     board = np.asarray(state.board).reshape(-1)
     figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.2))
     axes = np.atleast_1d(axes)
+    # Cells as patches in data units so they tile exactly: pointy-top hexagons of width 1,
+    # or unit squares.
+    sides, radius, turn = (6, 1 / np.sqrt(3), 0.0) if hexagonal else (4, np.sqrt(0.5), np.pi / 4)
     for axis, (name, values) in zip(axes, panels.items(), strict=True):
         cells = np.asarray(values, float)[: n * n]
-        marker, size = ("h", 5200 / n**2) if hexagonal else ("s", 4200 / n**2)
-        shown = axis.scatter(x, y, c=cells, cmap="viridis", marker=marker, s=size * 1.9)
+        tiles = PatchCollection(
+            [
+                RegularPolygon((a, b), sides, radius=radius, orientation=turn)
+                for a, b in zip(x, y, strict=True)
+            ],
+            cmap="viridis",
+            edgecolor="grey",
+            linewidth=0.4,
+        )
+        tiles.set_array(cells)
+        axis.add_collection(tiles)
         for stone, colour in ((1, "black"), (2, "white")):
-            on = board == stone
-            axis.scatter(x[on], y[on], c=colour, edgecolors="grey", s=size * 0.8)
+            for a, b in zip(x[board == stone], y[board == stone], strict=True):
+                axis.add_patch(Circle((a, b), 0.32, facecolor=colour, edgecolor="grey"))
         extra = np.asarray(values, float)[n * n :]
         label = name if not len(extra) else f"{name} (extra move {extra.sum():.2f})"
         axis.set_title(label)
+        axis.set_xlim(x.min() - 1, x.max() + 1)
+        axis.set_ylim(y.min() - 1, y.max() + 1)
         axis.set_aspect("equal")
         axis.axis("off")
-        figure.colorbar(shown, ax=axis, fraction=0.046)
+        figure.colorbar(tiles, ax=axis, fraction=0.046)
     figure.suptitle(title)
     figure.tight_layout()
     figure.savefig(path, dpi=100)

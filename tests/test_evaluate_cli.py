@@ -63,6 +63,8 @@ def test_one_step_writes_its_record(tiny_run):
         (["--step", "2", "--all-steps"], "not both"),
         (["--opponent", "checkpoint:/nonexistent"], "no checkpoint in /nonexistent"),
         (["--step", "2", "--elo"], "not both"),
+        (["--elo", "--solver-accuracy"], "separate evaluations"),
+        (["--puzzles"], "the puzzles are Gomoku positions"),
         (["--position", "a1 a1"], "a1"),
         (["--openings", "/nonexistent/openings.txt"], "/nonexistent/openings.txt"),
     ],
@@ -107,3 +109,34 @@ def test_elo_round_robin_of_checkpoints_and_baselines(tiny_run, tmp_path, capsys
     assert all(m["games"] == 4 for m in record["matches"])
     assert "round robin: 4 entrants" in capsys.readouterr().out
     assert (tiny_run / "plots" / "elo.png").stat().st_size > 0
+
+
+def test_solver_accuracy_of_the_agent_its_network_and_a_baseline(tiny_run, tmp_path, capsys):
+    out = tmp_path / "accuracy.json"
+    argv = ["--checkpoint", str(tiny_run), "--solver-accuracy", "--opponent", "greedy",
+            "--games", "4", "--simulations", "2", "--out", str(out)]  # fmt: skip
+    assert load("evaluate").main(argv) == 0
+    record = json.loads(out.read_text())
+    results = record["solver_accuracy"]
+    assert set(results) == {"agent (2 simulations)", "agent's network alone", "greedy"}
+    for result in results.values():
+        assert result["positions"] + result["skipped"] == record["positions"] > 0
+        assert 0 <= result["accuracy"] <= 1
+    assert "positions from 4 games" in capsys.readouterr().out
+
+
+def test_puzzles_for_a_gomoku_agent_and_a_baseline(tmp_path, capsys):
+    workdir = tmp_path / "gomoku"
+    argv = ["--preset", "tiny", "--game", "gomoku", "--board", "9", "--iterations", "1",
+            "--eval-every", "0", "--quiet", "--workdir", str(workdir)]  # fmt: skip
+    assert load("train").main(argv) == 0
+    out = tmp_path / "puzzles.json"
+    argv = ["--checkpoint", str(workdir), "--puzzles", "--opponent", "greedy",
+            "--simulations", "2", "--out", str(out)]  # fmt: skip
+    assert load("evaluate").main(argv) == 0
+    results = json.loads(out.read_text())["puzzles"]
+    agent = results["agent (2 simulations)"]
+    assert sum(r["puzzles"] for r in agent.values()) == 4  # the 9x9 freestyle puzzles
+    greedy = results["greedy"]
+    assert greedy["win_in_one"]["accuracy"] == 1.0 and greedy["forced_block"]["accuracy"] == 1.0
+    assert "forced_block" in capsys.readouterr().out

@@ -148,3 +148,17 @@ def test_an_opening_that_ends_the_game_is_refused(tmp_path):
     path.write_text("a1 e5 b1 e4 c1\n")
     with pytest.raises(ValueError, match="ends the game"):
         players.load_openings(game, path)
+
+
+def test_positions_of_games_are_every_live_prefix():
+    game = hexjax.make("hex", size=3)
+    moves = np.array([[4, 0, 1, 7, -1, -1, -1, -1, -1], [0, 1, 3, 2, 6, -1, -1, -1, -1]])
+    states = players.positions_of_games(game, moves)
+    games = [[int(a) for a in row if a >= 0] for row in moves]
+    expected = [game.from_moves(g[:t]) for t in range(max(map(len, games))) for g in games
+                if t < len(g)]  # fmt: skip
+    boards = np.asarray(states.board)
+    assert len(boards) == len(expected) == 9
+    for board, player, state in zip(boards, np.asarray(states.current_player), expected,
+                                    strict=True):  # fmt: skip
+        assert (board == np.asarray(state.board)).all() and player == int(state.current_player)
