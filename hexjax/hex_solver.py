@@ -202,8 +202,12 @@ class HexSolver:
     """
 
     def __init__(self, size: int) -> None:
-        if not MIN_SIZE <= size <= MAX_SIZE:
-            raise ValueError(f"HexSolver size must be in [{MIN_SIZE}, {MAX_SIZE}], got {size}")
+        whole = isinstance(size, (int, np.integer)) and not isinstance(size, bool)
+        if not (whole and MIN_SIZE <= size <= MAX_SIZE):
+            raise ValueError(
+                f"HexSolver size must be an integer in [{MIN_SIZE}, {MAX_SIZE}], got {size!r}"
+            )
+        size = int(size)
         self.size = size
         self._geometry = _Geometry(size)
         self._cells = size * size

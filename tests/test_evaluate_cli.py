@@ -122,7 +122,7 @@ def test_solver_accuracy_of_the_agent_its_network_and_a_baseline(tiny_run, tmp_p
     for result in results.values():
         assert result["positions"] + result["skipped"] == record["positions"] > 0
         assert 0 <= result["accuracy"] <= 1
-    assert "positions from 4 games" in capsys.readouterr().out
+    assert "empty cells from 4 games" in capsys.readouterr().out
 
 
 def test_puzzles_for_a_gomoku_agent_and_a_baseline(tmp_path, capsys):

@@ -94,8 +94,8 @@ def nearly_full_boards(size: int, empty_cells: int, count: int, seed: int):
 # INPUT CHECKS
 
 
-@pytest.mark.parametrize("size", [-1, 0, 1, 8, 11])
-def test_sizes_outside_2_to_7_are_refused(size):
+@pytest.mark.parametrize("size", [-1, 0, 1, 8, 11, 4.5])
+def test_sizes_other_than_2_to_7_are_refused(size):
     with pytest.raises(ValueError, match="size"):
         HexSolver(size)
 
@@ -214,6 +214,19 @@ def test_4x4_positions_with_6_to_10_stones_match_the_brute_force():
 def test_200_4x4_positions_with_4_to_10_stones_match_the_brute_force():
     solver = HexSolver(4)
     for board, player in random_partial_games(4, range(4, 11), count=200, seed=1):
+        assert solver.winning_moves(board, player) == brute_force_winning_moves(board, player)
+
+
+def test_5x5_positions_with_15_to_17_stones_match_the_brute_force():
+    solver = HexSolver(5)
+    for board, player in random_partial_games(5, range(15, 18), count=12, seed=3):
+        assert solver.winning_moves(board, player) == brute_force_winning_moves(board, player)
+
+
+@pytest.mark.slow
+def test_50_5x5_positions_with_14_to_17_stones_match_the_brute_force():
+    solver = HexSolver(5)
+    for board, player in random_partial_games(5, range(14, 18), count=50, seed=4):
         assert solver.winning_moves(board, player) == brute_force_winning_moves(board, player)
 
 
