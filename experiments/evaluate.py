@@ -56,6 +56,11 @@ def _agent(workdir: str, step: int | None, simulations: int) -> _Agent:
     return _Agent(config, game, net, search, make_player, state.params, minutes)
 
 
+def _at_step(args, latest: _Agent, steps, step) -> _Agent:
+    """The agent at a kept step; the latest one is restored once, in `main`."""
+    return latest if step == steps[-1] else _agent(args.checkpoint, step, args.simulations)
+
+
 def _opponent(spec: str, game, simulations: int) -> tournament.Entrant:
     if spec == "random":
         return tournament.Entrant(spec, tournament.fixed(players.random_player(game)))
@@ -222,7 +227,7 @@ def _matches(args, latest: _Agent, steps, opponents, openings, mesh) -> dict:
     print(f"{header}  95% interval   Black   White  secs")
     evaluations = []
     for step in steps:
-        agent = latest if step == steps[-1] else _agent(args.checkpoint, step, args.simulations)
+        agent = _at_step(args, latest, steps, step)
         key = jax.random.key(args.seed)  # the same openings for every checkpoint
         results = {}
         for spec, play in matches.items():
@@ -251,7 +256,7 @@ def _elo(args, latest: _Agent, steps, opponents, openings, mesh) -> dict:
     game = latest.game
     entrants, minutes = {}, {}
     for step in steps:
-        agent = latest if step == steps[-1] else _agent(args.checkpoint, step, args.simulations)
+        agent = _at_step(args, latest, steps, step)
         name = f"step {step}"
         entrants[name] = tournament.Entrant("agent", agent.make_player, agent.params)
         minutes[name] = agent.minutes

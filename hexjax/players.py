@@ -39,14 +39,19 @@ from hexjax.greedy import greedy_player
 from hexjax.sampling import random_legal_action
 
 __all__ = [
+    "ArenaGames",
     "arena",
+    "arena_games",
     "evaluation_config",
     "greedy_player",
     "make_network_player",
+    "load_openings",
     "make_search_player",
+    "positions_of_games",
     "random_player",
     "rollout_mcts_player",
     "summarize",
+    "write_records",
 ]
 
 
