@@ -98,6 +98,9 @@ def main(argv=None) -> int:
     except (ValueError, CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except run.Stopped as stopped:
+        print(f"{stopped}; continue with --workdir {workdir} --resume", file=sys.stderr)
+        return 128 + stopped.signum  # the shell's convention for a signal, after a clean save
     parts = [f"iteration {record['iteration']}"] if "iteration" in record else []
     parts += [f"{k} {record[k]:.3g}" for k in ("vs_random", "vs_greedy") if k in record]
     print(f"done: {', '.join(parts)}; outputs in {workdir}")

@@ -4,7 +4,9 @@
 budget is spent. Between iterations it prints a progress line, appends metrics to
 `workdir/metrics.jsonl` and TensorBoard (`workdir/tensorboard`), evaluates every few iterations
 against the random and the greedy player, and checkpoints every N iterations or minutes, at the
-end, and on Ctrl-C. A workdir that already holds checkpoints is never overwritten: pass
+end, and when stopped: Ctrl-C, SIGTERM (kill, a job scheduler) or SIGHUP ask the loop to stop after
+the current iteration, save, and raise `Stopped` (a second Ctrl-C stops at once, still saving
+the last finished iteration). A workdir that already holds checkpoints is never overwritten: pass
 `resume=True` to continue it (with the config stored in it).
 """
 
@@ -13,7 +15,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import pathlib
+import signal
 import sys
+import threading
 import time
 
 import jax
@@ -23,6 +27,53 @@ from hexjax import checkpoint as checkpoint_lib
 from hexjax import config_io, players, plots, sharding
 from hexjax import network as network_lib
 from hexjax.train import TrainConfig, jit_iteration, make_iteration, place
+
+
+class Stopped(Exception):
+    """The run was stopped by a signal after saving its checkpoint; `signum` names the signal."""
+
+    def __init__(self, signum: int, iteration: int):
+        self.signum = signum
+        self.iteration = iteration
+        name = signal.Signals(signum).name
+        super().__init__(f"stopped by {name}; saved a checkpoint at iteration {iteration}")
+
+
+class _StopRequests:
+    """Turns SIGINT, SIGTERM and SIGHUP into a request to stop between iterations.
+
+    Installed even where the signal was ignored: a trainer started with `cmd &` from a script
+    inherits an ignored SIGINT and would otherwise never save on Ctrl-C or `kill -INT`. SIGHUP
+    stays ignored under nohup. A second SIGINT raises KeyboardInterrupt for an immediate stop.
+    """
+
+    def __init__(self):
+        self.signum: int | None = None
+        self._previous: dict[int, object] = {}
+
+    def __enter__(self):
+        if threading.current_thread() is not threading.main_thread():
+            return self  # signal handlers can only be set from the main thread
+        for signum in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if signum is None:
+                continue
+            previous = signal.getsignal(signum)
+            if signum == getattr(signal, "SIGHUP", None) and previous == signal.SIG_IGN:
+                continue
+            self._previous[signum] = previous
+            signal.signal(signum, self._request)
+        return self
+
+    def __exit__(self, *exc):
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+
+    def _request(self, signum, frame):
+        if self.signum is not None and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.signum = self.signum or signum
+        name = signal.Signals(signum).name
+        print(f"\n{name}: stopping after this iteration to save a checkpoint", file=sys.stderr)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,15 +205,22 @@ def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
         checkpoints.save(int(state.iteration), state, key, meta)
 
     def budget_left() -> bool:
+        if stop.signum is not None:
+            return False
         if options.iterations is not None and done - first >= options.iterations:
             return False
         return options.minutes is None or time.monotonic() - start < options.minutes * 60
 
+    stop = _StopRequests()
     try:
+        stop.__enter__()
         while budget_left():
             tick = time.monotonic()
-            key, iteration_key = jax.random.split(key)
-            state, metrics = iteration(state, iteration_key)
+            next_key, iteration_key = jax.random.split(key)
+            new_state, metrics = iteration(state, iteration_key)
+            # Assigned together (Python runs signal handlers only at calls and jumps), so an
+            # immediate stop never saves a state beside the next iteration's key.
+            state, key = new_state, next_key
             metrics = {k: float(v) for k, v in jax.device_get(metrics).items()}
             done = int(state.iteration)
             seconds = time.monotonic() - tick
@@ -188,14 +246,18 @@ def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
                 save()
                 last_save = time.monotonic()
     except KeyboardInterrupt:
+        stop.signum = signal.SIGINT
         print("\ninterrupted: saving a checkpoint", file=sys.stderr)
     finally:
+        stop.__exit__()
         save()
         checkpoints.close()
         logs.close()
         if not options.quiet:
             print(file=sys.stderr)
     plots.training_curves(workdir / "metrics.jsonl", workdir / "plots")
+    if stop.signum is not None:
+        raise Stopped(stop.signum, int(state.iteration))
     return record
 
 

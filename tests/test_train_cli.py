@@ -3,8 +3,14 @@
 import importlib.util
 import json
 import pathlib
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
+
+from hexjax import run
 
 SCRIPT = pathlib.Path(__file__).parents[1] / "experiments" / "train.py"
 
@@ -79,3 +85,34 @@ def test_a_tiny_run_writes_its_outputs(tmp_path, capsys):
     assert list((tmp_path / "tensorboard").iterdir())
     assert (tmp_path / "plots" / "evaluation.png").exists()
     assert json.loads((tmp_path / "config.json").read_text())["game"]["size"] == 4
+
+
+def _start_run(workdir, ignore_sigint: bool) -> subprocess.Popen:
+    argv = [sys.executable, str(SCRIPT), "--preset", "tiny", "--board", "4",
+            "--iterations", "100000", "--eval-every", "0", "--checkpoint-every", "1000",
+            "--workdir", str(workdir)]  # fmt: skip
+    if ignore_sigint:  # as a shell starts `cmd &`: the run must still save when asked to stop
+        argv = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *argv]
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize(
+    "signum, ignore_sigint", [(signal.SIGTERM, False), (signal.SIGINT, True)], ids=["term", "int"]
+)
+def test_a_signal_stops_the_run_with_its_checkpoint(signum, ignore_sigint, tmp_path):
+    process = _start_run(tmp_path, ignore_sigint)
+    metrics = tmp_path / "metrics.jsonl"
+    deadline = time.monotonic() + 300
+    while not (metrics.exists() and len(metrics.read_text().splitlines()) >= 3):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the run wrote no metrics in 5 minutes"
+        time.sleep(0.2)
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 128 + signum, err
+    name = signal.Signals(signum).name
+    assert f"stopped by {name}" in err and "--resume" in err
+    last = json.loads(metrics.read_text().splitlines()[-1])["iteration"]
+    # The checkpoint holds the last iteration logged, far before the 1000-iteration period.
+    assert last >= 3
+    assert run.checkpoint_steps(tmp_path) == [last]
