@@ -168,6 +168,10 @@ class Game(abc.ABC):
     def _jit_init(self):
         return jax.jit(self.init)
 
+    def host_step(self, state: State, action: int) -> State:
+        """`step` for one unbatched state from the host, compiled once (legality unchecked)."""
+        return self._jit_step(state, action)
+
     def new_state(self) -> State:
         """The start position (host convenience; `init(key)` is the pure form)."""
         return self._jit_init(jax.random.key(0))
@@ -201,7 +205,7 @@ class Game(abc.ABC):
             if bool(state.terminated):
                 raise ValueError(f"{label}: the game is already over")
             if not bool(state.legal_action_mask[action]):
-                raise ValueError(f"{label}: {self._illegal_reason(state, action)}")
+                raise ValueError(f"{label}: {self.illegal_reason(state, action)}")
             state = self._jit_step(state, action)
         return state
 
@@ -229,7 +233,8 @@ class Game(abc.ABC):
         chunks = text.replace(",", " ").replace(";", " ").split()
         return [token for chunk in chunks for token in split_compact(chunk, self._move_words)]
 
-    def _illegal_reason(self, state: State, action: int) -> str:
+    def illegal_reason(self, state: State, action: int) -> str:
+        """Why an illegal `action` cannot be played in `state` (for error messages)."""
         return "illegal here"
 
     def _board_array(self, board) -> np.ndarray:

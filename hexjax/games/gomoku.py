@@ -215,7 +215,7 @@ class Gomoku(Game):
         """Renju-board coordinates: column letter from the left, row number from the bottom."""
         return _square.parse_cell(text, self.size, rows_from_bottom=True)
 
-    def _illegal_reason(self, state: State, action: int) -> str:
+    def illegal_reason(self, state: State, action: int) -> str:
         if int(np.asarray(state.board).reshape(-1)[action]) != 0:
             return "that point is already taken"
         return "that point is forbidden for Black (overline, double-four or double-three)"

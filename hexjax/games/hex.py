@@ -323,7 +323,7 @@ class Hex(Game):
             return self.num_cells
         return _square.parse_cell(text, self.size, rows_from_bottom=False)
 
-    def _illegal_reason(self, state: HexState, action: int) -> str:
+    def illegal_reason(self, state: HexState, action: int) -> str:
         if action == self.num_cells:
             return "swap is only allowed as the second move"
         return "that cell is already occupied"

@@ -170,7 +170,7 @@ class Othello(Game):
             return self.pass_action
         return _square.parse_cell(text, self.size, rows_from_bottom=False)
 
-    def _illegal_reason(self, state: OthelloState, action: int) -> str:
+    def illegal_reason(self, state: OthelloState, action: int) -> str:
         if action == self.pass_action:
             return "passing is only allowed when no placement is"
         if int(np.asarray(state.board).reshape(-1)[action]) != 0:

@@ -1,0 +1,150 @@
+"""The agent behind every front end: a trained network plus search, one position at a time.
+
+`agent.move(state, simulations=64)` runs one jitted search (compiled once per simulation count,
+warm after the first call) and returns the chosen action, the search policy over all actions
+and the root value from the mover's view. The search is the deterministic evaluation form of
+the one the model was trained with (Gumbel MuZero: no Gumbel noise, best move).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import threading
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from hexjax import network as network_lib
+from hexjax import players, run
+from hexjax import search as search_lib
+from hexjax.games import Game, State
+from hexjax.play import models
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentMove:
+    action: int
+    policy: np.ndarray  # float32[num_actions]: the search's policy, 0 on illegal actions
+    value: float  # root value after search in [-1, 1], from the mover's view
+
+    @property
+    def win_probability(self) -> float:
+        """The mover's chance to win as the value reads it (a draw counts half)."""
+        return (self.value + 1) / 2
+
+    def top(self, count: int = 5) -> list[tuple[int, float]]:
+        """The `count` most likely actions with their probabilities, best first."""
+        order = np.argsort(-self.policy, kind="stable")[:count]
+        return [(int(a), float(self.policy[a])) for a in order if self.policy[a] > 0]
+
+
+class Agent:
+    """A network and its search for one game. Build it with `shipped`, `from_model` or
+    `from_checkpoint`; `move` is safe to call from several threads."""
+
+    def __init__(self, config, params, source: str, default_simulations: int = 64):
+        self.config = config
+        self.game: Game = config.game.make()
+        self.params = jax.device_put(params)
+        self.source = source  # what was loaded, for messages ("shipped model hex7", a path)
+        self.default_simulations = default_simulations
+        self._net = network_lib.make_network(config.network, self.game.num_actions)
+        self._key = jax.random.key(0)  # the search is deterministic; the key only feeds mctx
+
+    @classmethod
+    def load(cls, game: str = "hex", size: int = 7, rule: str = "freestyle", swap: bool = False,
+             checkpoint=None, model: str | None = None, model_dir=models.MODELS_DIR):  # fmt: skip
+        """What the front ends' flags select: a run's `checkpoint` (its own game), else the model
+        named `model`, else the shipped model for the game. Raises ModelError / CheckpointError
+        with a message; a loaded model must be for the game asked for."""
+        if checkpoint is not None:
+            return cls.from_checkpoint(checkpoint)
+        if model is None:
+            model = models.find_model(game, size, rule, swap, model_dir).name
+        return cls.from_model(model, model_dir)
+
+    @classmethod
+    def shipped(cls, game: str, size: int, rule: str = "freestyle", swap: bool = False):
+        """The model shipped for this game; ModelError naming what is shipped if none."""
+        return cls.from_model(models.find_model(game, size, rule, swap).name)
+
+    @classmethod
+    def from_model(cls, name: str, directory=models.MODELS_DIR):
+        info, params = models.load(name, directory)
+        source = f"shipped model {name}" if directory == models.MODELS_DIR else f"model {name}"
+        return cls(info.config, params, source)
+
+    @classmethod
+    def from_checkpoint(cls, workdir, step: int | None = None):
+        """The network of a training run's checkpoint (default: the latest)."""
+        config, state, meta = run.restore_run(workdir, step)
+        return cls(config, state.params, f"{workdir} at iteration {meta['iteration']}")
+
+    def move(self, state: State, simulations: int | None = None) -> AgentMove:
+        """Search `state` (not over) and return the move to play with its policy and value."""
+        simulations = self.default_simulations if simulations is None else int(simulations)
+        if simulations < 1:
+            raise ValueError(f"simulations must be at least 1, got {simulations}")
+        if bool(state.terminated):
+            raise ValueError("the game is over: there is no move to search")
+        batched = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
+        action, policy, value = self._search(simulations)(self.params, self._key, batched)
+        policy = np.asarray(policy[0], dtype=np.float32)
+        return AgentMove(int(action[0]), policy, float(value[0]))
+
+    @functools.cache  # noqa: B019 (one compiled search per simulation count, kept with the agent)
+    def _search(self, simulations: int):
+        config = dataclasses.replace(
+            players.evaluation_config(self.config.search), num_simulations=simulations
+        )
+        search = search_lib.make_search(self.game, self._net, config)
+
+        def run_search(params, key, states):
+            result = search(params, key, states, states.step_count)
+            legal = states.legal_action_mask
+            return result.action, jnp.where(legal, result.policy, 0.0), result.value
+
+        return jax.jit(run_search)
+
+    def __repr__(self) -> str:
+        return f"Agent({self.game}, {self.source})"
+
+
+class Agents:
+    """Agents by game, loaded on first use and kept (a web server or an engine whose board size
+    changes needs several). With `checkpoint`, that run's agent serves its own game only."""
+
+    def __init__(self, checkpoint=None, model_dir=models.MODELS_DIR):
+        self.checkpoint = checkpoint
+        self.model_dir = model_dir
+        self._agents: dict[tuple, Agent] = {}
+        self._lock = threading.Lock()
+
+    def get(self, game: str, size: int, rule: str = "freestyle", swap: bool = False) -> Agent:
+        """The agent for a game; ModelError naming what is available if there is none."""
+        wanted = (game, size, rule if game == "gomoku" else "freestyle", swap and game == "hex")
+        with self._lock:
+            if wanted not in self._agents:
+                self._agents[wanted] = self._load(*wanted)
+            return self._agents[wanted]
+
+    def _load(self, game, size, rule, swap) -> Agent:
+        if self.checkpoint is None:
+            return Agent.load(game, size, rule, swap, model_dir=self.model_dir)
+        agent = Agent.from_checkpoint(self.checkpoint)
+        have = agent.config.game
+        if (have.name, have.size, have.rule if have.name == "gomoku" else "freestyle",
+                have.swap and have.name == "hex") != (game, size, rule, swap):  # fmt: skip
+            raise models.ModelError(
+                f"the checkpoint {self.checkpoint} plays {models.describe(have)}, "
+                f"not {models.describe(models.GameConfig(game, size, rule, swap))}"
+            )
+        return agent
+
+    def available(self) -> list[models.ModelInfo]:
+        """The models this collection can load (the checkpoint's game, or the shipped ones)."""
+        if self.checkpoint is not None:
+            return []
+        return models.shipped_models(self.model_dir)

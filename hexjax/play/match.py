@@ -1,0 +1,95 @@
+"""A game being played by people and agents: the position, its history, validated moves, undo.
+
+Front ends (terminal, web, GTP, Gomocup) keep one `Match` per game. `play` takes a move in the
+game's notation ("d4", "swap", "pass") or an action index and raises MoveError with a message
+naming the problem (bad coordinates, occupied, forbidden, game over); the match is then left
+as it was.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hexjax.games import Game, State
+
+
+class MoveError(ValueError):
+    """A move that cannot be played here; the message says why."""
+
+
+class Match:
+    def __init__(self, game: Game, moves=()):
+        self.game = game
+        self._states: list[State] = [game.new_state()]
+        self.actions: list[int] = []
+        for move in moves:
+            self.play(move)
+
+    @property
+    def state(self) -> State:
+        return self._states[-1]
+
+    @property
+    def to_play(self) -> int:
+        """0: the first player (Black / X), 1: the second."""
+        return int(self.state.current_player)
+
+    @property
+    def over(self) -> bool:
+        return bool(self.state.terminated)
+
+    @property
+    def winner(self) -> int:
+        """0 or 1 once the game is won, -1 while it goes on or after a draw."""
+        return int(self.state.winner)
+
+    def action(self, move: int | str) -> int:
+        """The action a move names, checked for legality here; MoveError if it cannot be played."""
+        try:
+            action = self.game.parse_moves([move])[0]
+        except ValueError as error:
+            raise MoveError(str(error).split(": ", 1)[-1]) from None  # drop "move 1 (..): "
+        if self.over:
+            raise MoveError("the game is over")
+        if not bool(self.state.legal_action_mask[action]):
+            reason = self.game.illegal_reason(self.state, action)
+            raise MoveError(f"{self.game.action_to_string(action)}: {reason}")
+        return action
+
+    def play(self, move: int | str) -> int:
+        """Play a move for the side to move; returns its action."""
+        action = self.action(move)
+        self._states.append(self.game.host_step(self.state, action))
+        self.actions.append(action)
+        return action
+
+    def undo(self, plies: int = 1) -> int:
+        """Take back up to `plies` moves; returns how many were taken back."""
+        taken = min(plies, len(self.actions))
+        for _ in range(taken):
+            self._states.pop()
+            self.actions.pop()
+        return taken
+
+    def legal_actions(self) -> list[int]:
+        return self.game.legal_actions(self.state)
+
+    def moves(self) -> list[str]:
+        """The moves played so far, in notation."""
+        return [self.game.action_to_string(a) for a in self.actions]
+
+    def board(self) -> np.ndarray:
+        """int8[n, n]: 0 empty, 1 the first player's stone, 2 the second's."""
+        return np.asarray(self.state.board)
+
+    def forbidden(self) -> np.ndarray:
+        """bool[n, n]: points where Black may not play (renju; all False otherwise)."""
+        if getattr(self.game, "rule", None) != "renju":
+            return np.zeros(self.board().shape, bool)
+        return self.game.forbidden_mask(self.state)
+
+    def result(self) -> str:
+        """ "Black wins", "White wins", "draw" or "" while the game goes on."""
+        if not self.over:
+            return ""
+        return {0: "Black wins", 1: "White wins"}.get(self.winner, "draw")
