@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import pathlib
 import threading
 
 import jax
@@ -56,9 +57,9 @@ class Agent:
     @classmethod
     def load(cls, game: str = "hex", size: int = 7, rule: str = "freestyle", swap: bool = False,
              checkpoint=None, model: str | None = None, model_dir=models.MODELS_DIR):  # fmt: skip
-        """What the front ends' flags select: a run's `checkpoint` (its own game), else the model
-        named `model`, else the shipped model for the game. Raises ModelError / CheckpointError
-        with a message; a loaded model must be for the game asked for."""
+        """What the front ends' flags select: a run's `checkpoint`, else the model named `model`
+        (each plays its own game), else the shipped model for the game. Raises ModelError or
+        CheckpointError with a message."""
         if checkpoint is not None:
             return cls.from_checkpoint(checkpoint)
         if model is None:
@@ -73,7 +74,8 @@ class Agent:
     @classmethod
     def from_model(cls, name: str, directory=models.MODELS_DIR):
         info, params = models.load(name, directory)
-        source = f"shipped model {name}" if directory == models.MODELS_DIR else f"model {name}"
+        shipped = pathlib.Path(directory).resolve() == models.MODELS_DIR.resolve()
+        source = f"shipped model {name}" if shipped else f"model {name}"
         return cls(info.config, params, source)
 
     @classmethod

@@ -1,0 +1,198 @@
+"""Play against an agent in the terminal: a board with colours, moves in the game's notation.
+
+Commands besides a move: `hint` (the agent's top moves for you with their probabilities and
+your win chance), `undo` (back to your previous turn), `sims N` (AI strength), `moves`,
+`new`, `resign`, `help`, `quit`. Hex with the swap rule takes `swap` as the second move,
+Othello takes `pass` when it is the only move. A typo or an illegal move gets a message.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from hexjax.play.agent import Agent
+from hexjax.play.match import Match, MoveError
+
+HELP = (
+    "commands: a move (e.g. {example}){extra}, hint, undo, sims N, moves, new, resign, help, quit"
+)
+
+_RESET = "\033[0m"
+_STONE_COLOURS = {
+    "hex": ("\033[1;31m", "\033[1;34m"),  # red connects top-bottom, blue left-right (HexGui)
+    "gomoku": ("\033[1;33m", "\033[1;37m"),
+    "othello": ("\033[1;33m", "\033[1;37m"),
+}
+_SIDE_NAMES = {
+    "hex": ("X (red, top-bottom)", "O (blue, left-right)"),
+    "gomoku": ("X (Black)", "O (White)"),
+    "othello": ("X (Black)", "O (White)"),
+}
+
+
+def draw(match: Match, colour: bool, hints: bool = True) -> str:
+    """The board as text: Hex as an indented rhombus, the others as a grid; the last move in
+    brackets; Othello's legal moves `*` and renju's points forbidden for Black `#` when the
+    side to move may not (or may) play there."""
+    game, name = match.game, match.game.name
+    board = match.board()
+    n = board.shape[0]
+    last = match.actions[-1] if match.actions else None
+    marks = {}
+    if hints and not match.over:
+        if name == "othello":
+            marks = {a: "*" for a in match.legal_actions() if a < n * n}
+        if name == "gomoku" and match.to_play == 0:
+            marks = {int(i): "#" for i in match.forbidden().reshape(-1).nonzero()[0]}
+    letters = "abcdefghijklmnopqrstuvwxyz"[:n]
+    width = max(len(game.action_to_string(r * n)[1:]) for r in range(n))
+    lines = []
+    indent = name == "hex"
+    header = " " * (width + 2) + " ".join(letters)
+    lines.append(header)
+    for r in range(n):
+        label = game.action_to_string(r * n)[1:].rjust(width)
+        row = [" "] * (2 * n + 1)  # separators at even indices, cells at odd ones
+        for c in range(n):
+            action = r * n + c
+            stone = int(board[r, c])
+            text = ".XO"[stone] if stone else marks.get(action, ".")
+            if colour and stone:
+                text = _STONE_COLOURS[name][stone - 1] + text + _RESET
+            row[2 * c + 1] = text
+            if action == last:
+                row[2 * c], row[2 * c + 2] = "[", "]"
+        lines.append((" " * r if indent else "") + label + " " + "".join(row) + " " + label)
+    lines.append((" " * (n - 1) if indent else "") + header)
+    return "\n".join(lines)
+
+
+class TerminalGame:
+    """One person against the agent; `run` reads commands until `quit` or end of input."""
+
+    def __init__(self, agent: Agent, human: int = 0, simulations: int = 64, colour=None,
+                 stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout):  # fmt: skip
+        self.agent = agent
+        self.human = human
+        self.simulations = simulations
+        self.stdin, self.stdout = stdin, stdout
+        self.colour = stdout.isatty() if colour is None else colour
+        self.match = Match(agent.game)
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.stdout, flush=True)
+
+    def run(self) -> None:
+        game = self.agent.game
+        self.say(f"{game} against {self.agent.source}, {self.simulations} simulations a move")
+        self.say(f"you play {_SIDE_NAMES[game.name][self.human]}. {self._help()}")
+        shown = None  # the moves on the board last drawn: redraw only when they change
+        while True:
+            if not self.match.over and self.match.to_play != self.human:
+                self._ai_move()
+            if shown != self.match.actions:
+                shown = list(self.match.actions)
+                self.say(draw(self.match, self.colour))
+                if self.match.over:
+                    self.say(f"game over: {self._result()}. Type new, undo or quit.")
+            prompt = "> " if self.match.over else f"your move ({self._side()}): "
+            print(prompt, end="", file=self.stdout, flush=True)
+            line = self.stdin.readline()
+            if not line:  # end of input
+                self.say()
+                return
+            if self._command(line.strip()) == "quit":
+                return
+
+    def _command(self, line: str) -> str | None:
+        word, _, rest = line.partition(" ")
+        word = word.lower()
+        if not word:
+            return None
+        if word in ("q", "quit", "exit"):
+            return "quit"
+        if word in ("help", "?"):
+            self.say(self._help())
+        elif word == "hint":
+            self._hint()
+        elif word == "undo":
+            self._undo()
+        elif word == "moves":
+            self.say(" ".join(self.match.moves()) or "no moves yet")
+        elif word == "new":
+            self._new_game()
+        elif word == "resign":
+            if self.match.over:
+                self.say("the game is already over")
+            else:
+                self.say(f"you resign: {self._side(1 - self.human)} wins")
+                self._new_game()
+        elif word == "sims":
+            self._set_simulations(rest)
+        elif self.match.over:
+            self.say(f"the game is over ({self._result()}); type new, undo or quit")
+        else:
+            try:
+                self.match.play(line)
+            except MoveError as error:
+                self.say(f"{error}. Type help for the commands.")
+        return None
+
+    def _new_game(self) -> None:
+        self.match = Match(self.agent.game)
+        self.say("new game")
+
+    def _ai_move(self) -> None:
+        reply = self.agent.move(self.match.state, self.simulations)
+        self.match.play(reply.action)
+        move = self.agent.game.action_to_string(reply.action)
+        self.say(f"AI plays {move} (it gives itself {reply.win_probability:.0%})")
+
+    def _hint(self) -> None:
+        if self.match.over:
+            self.say("the game is over")
+            return
+        advice = self.agent.move(self.match.state, self.simulations)
+        tops = ", ".join(f"{self.agent.game.action_to_string(a)} {p:.0%}" for a, p in advice.top(5))
+        self.say(f"hint: {tops}; your win chance {advice.win_probability:.0%}")
+
+    def _undo(self) -> None:
+        """Back to the human's previous turn: take back moves until one of theirs is gone."""
+        taken = 0
+        while self.match.actions:
+            taken += self.match.undo(1)
+            if self.match.to_play == self.human:  # the move just taken back was theirs
+                self.say(f"took back {taken} move{'s' * (taken > 1)}")
+                return
+        self.say("none of your moves to take back" if taken == 0 else "back to the start")
+
+    def _set_simulations(self, text: str) -> None:
+        try:
+            value = int(text)
+            if value < 1:
+                raise ValueError
+        except ValueError:
+            self.say(f"sims takes a positive whole number, got {text.strip()!r}")
+            return
+        self.simulations = value
+        self.say(f"the AI now searches {value} simulations a move")
+
+    def _side(self, player: int | None = None) -> str:
+        player = self.match.to_play if player is None else player
+        return _SIDE_NAMES[self.agent.game.name][player]
+
+    def _result(self) -> str:
+        if self.match.winner < 0:
+            return "a draw"
+        who = "you win" if self.match.winner == self.human else "the AI wins"
+        return f"{self._side(self.match.winner)} wins: {who}"
+
+    def _help(self) -> str:
+        game = self.agent.game
+        extra = ""
+        if game.name == "hex" and game.swap:
+            extra = ", swap (as the second move)"
+        if game.name == "othello":
+            extra = ", pass (when it is the only move)"
+        return HELP.format(example=game.action_to_string(game.num_cells // 2), extra=extra)

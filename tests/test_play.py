@@ -1,0 +1,217 @@
+"""The play layer: matches with validated moves, models on disk, the agent, the terminal UI."""
+
+import importlib.util
+import io
+import pathlib
+
+import jax
+import numpy as np
+import pytest
+from play_models import make_tiny_model
+
+import hexjax
+from hexjax.play import Agent, Agents, Match, ModelError, MoveError, models
+from hexjax.play.terminal import TerminalGame, draw
+
+SCRIPT = pathlib.Path(__file__).parents[1] / "experiments" / "play.py"
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("models")
+    make_tiny_model(directory, "hex4", "hex", 4)
+    make_tiny_model(directory, "renju9", "gomoku", 9, rule="renju")
+    make_tiny_model(directory, "othello4", "othello", 4)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def hex_agent(model_dir):
+    return Agent.load("hex", 4, model_dir=model_dir)
+
+
+# --- Match -------------------------------------------------------------------------------
+
+
+def test_a_match_plays_validates_and_undoes():
+    match = Match(hexjax.make("hex", size=3))
+    assert match.play("b2") == 4 and match.to_play == 1
+    before = match.board().copy()
+    for bad, message in [
+        ("b2", "already occupied"),
+        ("z9", "off the 3x3 board"),
+        ("hello", "not a cell"),
+        ("swap", "swap is not enabled"),
+        (99, "outside 0..8"),
+    ]:
+        with pytest.raises(MoveError, match=message):
+            match.play(bad)
+        np.testing.assert_array_equal(match.board(), before)  # nothing changed
+        assert match.moves() == ["b2"] and match.to_play == 1
+    assert match.undo(5) == 1 and match.moves() == [] and match.board().sum() == 0
+    assert match.undo() == 0
+
+
+def test_a_finished_match_refuses_moves_and_names_the_winner():
+    # Black (top-bottom) fills column a: a1 a2 a3 with White elsewhere.
+    match = Match(hexjax.make("hex", size=3), ["a1", "c1", "a2", "c2", "a3"])
+    assert match.over and match.winner == 0 and match.result() == "Black wins"
+    with pytest.raises(MoveError, match="the game is over"):
+        match.play("b2")
+
+
+def test_renju_forbidden_points_are_reported_and_refused():
+    game = hexjax.make("gomoku", size=9, rule="renju")
+    # Black stones on d5, e5 and e4, e3: playing e6?? -- build a clean double-three at e5:
+    # Black c5 d5 (row) and e3 e4 (column), White far away; e5 then makes two open threes.
+    match = Match(game, ["c5", "a9", "d5", "b9", "e3", "h9", "e4", "i1"])
+    forbidden = match.forbidden()
+    row, col = divmod(game.string_to_action("e5"), 9)
+    assert forbidden[row, col] and forbidden.sum() >= 1
+    with pytest.raises(MoveError, match="forbidden for Black"):
+        match.play("e5")
+    assert not Match(hexjax.make("gomoku", size=9)).forbidden().any()
+
+
+def test_othello_pass_is_explained():
+    match = Match(hexjax.make("othello", size=4))
+    with pytest.raises(MoveError, match="passing is only allowed"):
+        match.play("pass")
+    with pytest.raises(MoveError, match="flips nothing"):
+        match.play("a1")
+
+
+# --- models ------------------------------------------------------------------------------
+
+
+def test_a_model_round_trips_through_its_files(model_dir):
+    info, params = models.load("hex4", model_dir)
+    assert info.config.game.name == "hex" and info.config.game.size == 4
+    assert info.label == "hex 4x4" and info.about["trained"]["iterations"] == 0
+    again = tmp = model_dir / "copy"
+    models.export(info.config, params, "again", {"trained": {}}, tmp)
+    _, reloaded = models.load("again", again)
+    jax.tree.map(np.testing.assert_array_equal, params, reloaded)
+
+
+def test_missing_and_damaged_models_get_clear_errors(model_dir, tmp_path):
+    with pytest.raises(ModelError, match=r"no shipped model for hex 9x9 \(shipped: .*hex 4x4"):
+        models.find_model("hex", 9, directory=model_dir)
+    with pytest.raises(ModelError, match="no model 'nope'"):
+        models.load("nope", model_dir)
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ModelError, match="not a model description"):
+        models.load("bad", tmp_path)
+    make_tiny_model(tmp_path, "hex3", "hex", 3)
+    (tmp_path / "hex3.msgpack").write_bytes(b"\x00garbage")
+    with pytest.raises(ModelError, match="does not hold this network"):
+        models.load("hex3", tmp_path)
+    # Weights of another board size under this name: the shapes differ.
+    (tmp_path / "hex3.msgpack").write_bytes((model_dir / "hex4.msgpack").read_bytes())
+    with pytest.raises(ModelError, match="does not hold this network"):
+        models.load("hex3", tmp_path)
+
+
+def test_every_shipped_model_loads_and_plays_a_legal_move():
+    shipped = models.shipped_models()
+    assert {m.config.game.name for m in shipped} >= {"hex", "gomoku"}
+    for info in shipped:
+        agent = Agent.from_model(info.name)
+        state = agent.game.new_state()
+        reply = agent.move(state, simulations=2)
+        assert bool(state.legal_action_mask[reply.action]), info.name
+        assert "trained" in info.about and info.about["trained"]["iterations"] > 0
+
+
+# --- Agent -------------------------------------------------------------------------------
+
+
+def test_the_agent_moves_legally_with_a_policy_and_value(hex_agent):
+    match = Match(hex_agent.game, ["b2", "c3"])
+    reply = hex_agent.move(match.state, simulations=8)
+    legal = np.asarray(match.state.legal_action_mask)
+    assert legal[reply.action]
+    assert np.all(reply.policy[~legal] == 0) and reply.policy.sum() == pytest.approx(1, abs=1e-5)
+    assert -1 <= reply.value <= 1 and reply.win_probability == pytest.approx((reply.value + 1) / 2)
+    assert [a for a, _ in reply.top(3)][0] == int(np.argmax(reply.policy))
+    with pytest.raises(ValueError, match="at least 1"):
+        hex_agent.move(match.state, simulations=0)
+    over = Match(hex_agent.game, ["a1", "b1", "a2", "b2", "a3", "b3", "a4"])
+    with pytest.raises(ValueError, match="the game is over"):
+        hex_agent.move(over.state)
+
+
+def test_the_agent_compiles_once_per_simulation_count(hex_agent):
+    match = Match(hex_agent.game)
+    hex_agent.move(match.state, simulations=3)
+    search = hex_agent._search(3)
+    size = search._cache_size()
+    for move in ["a1", "d4", "b3"]:
+        match.play(move)
+        hex_agent.move(match.state, simulations=3)
+    assert search._cache_size() == size == 1
+
+
+def test_agents_load_each_game_once_and_name_what_is_missing(model_dir):
+    agents = Agents(model_dir=model_dir)
+    assert agents.get("hex", 4) is agents.get("hex", 4)
+    assert agents.get("gomoku", 9, "renju").game.rule == "renju"
+    with pytest.raises(ModelError, match="no shipped model for gomoku 9x9 freestyle"):
+        agents.get("gomoku", 9)
+    assert {m.name for m in agents.available()} == {"hex4", "renju9", "othello4"}
+
+
+# --- terminal ----------------------------------------------------------------------------
+
+
+def _session(agent, commands: str, human: int = 0) -> str:
+    out = io.StringIO()
+    TerminalGame(agent, human, simulations=2, colour=False, stdin=io.StringIO(commands),
+                 stdout=out).run()  # fmt: skip
+    return out.getvalue()
+
+
+def test_the_terminal_game_takes_moves_and_commands(hex_agent):
+    text = _session(hex_agent, "b2\nzz\nb2\nhint\nsims x\nmoves\nundo\nmoves\nquit\n")
+    assert "AI plays" in text
+    assert "'zz' is not a cell" in text and "b2: that cell is already occupied" in text
+    assert "hint: " in text and "your win chance" in text
+    assert "sims takes a positive whole number, got 'x'" in text
+    assert "took back 2 moves" in text and "no moves yet" in text
+
+
+def test_the_terminal_game_plays_to_the_end(hex_agent):
+    # The human plays every cell in order, skipping occupied ones (errors are fine).
+    cells = "\n".join(f"{c}{r}" for r in range(1, 5) for c in "abcd")
+    text = _session(hex_agent, cells + "\nb1\nnew\nquit\n", human=1)
+    assert "game over: " in text and "wins" in text
+    assert "the game is over" in text and "new game" in text
+
+
+def test_the_board_marks_the_last_move_and_hints():
+    match = Match(hexjax.make("othello", size=4), ["b1"])
+    text = draw(match, colour=False)
+    assert "[X]" in text and text.count("*") == len(match.legal_actions())
+    renju = Match(hexjax.make("gomoku", size=9, rule="renju"), ["c5", "a9", "d5", "b9", "e3"])
+    renju.play("h9")
+    renju.play("e4")
+    renju.play("i1")
+    assert "#" in draw(renju, colour=False)  # Black to move, e5 forbidden
+    coloured = draw(match, colour=True)
+    assert "\033[" in coloured
+
+
+def _play_cli():
+    spec = importlib.util.spec_from_file_location("play_cli", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_play_command_reports_a_missing_model(capsys, model_dir):
+    cli = _play_cli()
+    assert cli.main(["--game", "hex", "--board", "9", "--model-dir", str(model_dir)]) == 2
+    assert "no shipped model for hex 9x9" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["--board", "0"])
+    assert "must be at least 1" in capsys.readouterr().err
