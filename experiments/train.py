@@ -17,6 +17,19 @@ from hexjax import config_io, run, sharding
 from hexjax.checkpoint import CheckpointError
 from hexjax.train import PRESETS, TrainConfig
 
+CADENCE = {"eval_every": 25, "eval_games": 64, "checkpoint_every": 50, "checkpoint_minutes": 5.0}
+
+
+def _cadence(args, workdir) -> dict:
+    """Evaluation and checkpoint cadence: the flags given, else (on --resume) the run's own,
+    else CADENCE."""
+    cadence = dict(CADENCE)
+    stored = pathlib.Path(workdir, run.CADENCE_FILE)
+    if args.resume and stored.is_file():
+        cadence.update(json.loads(stored.read_text()))
+    given = {name: getattr(args, name) for name in CADENCE if getattr(args, name) is not None}
+    return {**cadence, **given}
+
 
 def parse(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -30,10 +43,11 @@ def parse(argv=None):
     parser.add_argument("--iterations", type=int, help="iteration budget")
     parser.add_argument("--workdir", default=None, help="default: runs/<game><board>")
     parser.add_argument("--resume", action="store_true", help="continue the run in --workdir")
-    parser.add_argument("--eval-every", type=int, default=25, help="iterations; 0: never")
-    parser.add_argument("--eval-games", type=int, default=64)
-    parser.add_argument("--checkpoint-every", type=int, default=50, help="iterations")
-    parser.add_argument("--checkpoint-minutes", type=float, default=5.0)
+    # Defaults in CADENCE; a resumed run keeps the ones it was started with unless given again.
+    parser.add_argument("--eval-every", type=int, help="iterations; 0: never (default 25)")
+    parser.add_argument("--eval-games", type=int, help="default 64")
+    parser.add_argument("--checkpoint-every", type=int, help="iterations (default 50)")
+    parser.add_argument("--checkpoint-minutes", type=float, help="default 5")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument(
         "--cpu-devices",
@@ -64,17 +78,14 @@ def parse(argv=None):
     config.game.make()  # a bad game option fails here, with the game's own message
     if args.minutes is None and args.iterations is None:
         args.minutes = 5.0
+    workdir = args.workdir or f"runs/{config.game.name}{config.game.size}"
     options = run.RunOptions(
         minutes=args.minutes,
         iterations=args.iterations,
-        checkpoint_every=args.checkpoint_every,
-        checkpoint_minutes=args.checkpoint_minutes,
-        eval_every=args.eval_every,
-        eval_games=args.eval_games,
         resume=args.resume,
         quiet=args.quiet,
+        **_cadence(args, workdir),
     )
-    workdir = args.workdir or f"runs/{config.game.name}{config.game.size}"
     if args.cpu_devices is not None and args.cpu_devices < 1:
         raise ValueError(f"--cpu-devices must be at least 1, got {args.cpu_devices}")
     if args.distributed:

@@ -28,6 +28,9 @@ from hexjax import config_io, players, plots, sharding
 from hexjax import network as network_lib
 from hexjax.train import TrainConfig, jit_iteration, make_iteration, place
 
+CADENCE_FILE = "cadence.json"  # the run's evaluation and checkpoint cadence, kept on --resume
+_CADENCE_FIELDS = ("eval_every", "eval_games", "checkpoint_every", "checkpoint_minutes")
+
 
 class Stopped(Exception):
     """The run was stopped by a signal after saving its checkpoint; `signum` names the signal."""
@@ -184,6 +187,8 @@ def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
     evaluate = _Evaluator(config, game, options.eval_games, mesh) if options.eval_every else None
     logs = _Logs(workdir)
     (workdir / "config.json").write_text(json.dumps(config_io.to_dict(config), indent=2))
+    cadence = {k: getattr(options, k) for k in _CADENCE_FIELDS}
+    (workdir / CADENCE_FILE).write_text(json.dumps(cadence, indent=2))
 
     start = time.monotonic()
     last_save = start

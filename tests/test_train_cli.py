@@ -35,6 +35,25 @@ def test_flags_reach_the_config():
     assert workdir == "runs/gomoku11" and options.iterations == 3 and options.minutes is None
 
 
+def test_a_resumed_run_keeps_its_cadence_unless_given_again(tmp_path):
+    cli = load_cli()
+    _, _, fresh = cli.parse(["--workdir", str(tmp_path)])
+    assert (fresh.checkpoint_every, fresh.eval_every) == (50, 25)  # the defaults
+    stored = {
+        "eval_every": 0,
+        "eval_games": 8,
+        "checkpoint_every": 100000,
+        "checkpoint_minutes": 12,
+    }
+    (tmp_path / run.CADENCE_FILE).write_text(json.dumps(stored))
+    _, _, resumed = cli.parse(["--workdir", str(tmp_path), "--resume"])
+    assert {k: getattr(resumed, k) for k in stored} == stored
+    _, _, changed = cli.parse(["--workdir", str(tmp_path), "--resume", "--checkpoint-every", "9"])
+    assert changed.checkpoint_every == 9 and changed.checkpoint_minutes == 12
+    _, _, new_run = cli.parse(["--workdir", str(tmp_path)])  # not resuming: the defaults
+    assert new_run.checkpoint_every == 50
+
+
 def test_defaults_are_hex_seven_for_five_minutes():
     config, workdir, options = load_cli().parse([])
     assert (config.game.name, config.game.size) == ("hex", 7)
@@ -85,6 +104,7 @@ def test_a_tiny_run_writes_its_outputs(tmp_path, capsys):
     assert list((tmp_path / "tensorboard").iterdir())
     assert (tmp_path / "plots" / "evaluation.png").exists()
     assert json.loads((tmp_path / "config.json").read_text())["game"]["size"] == 4
+    assert json.loads((tmp_path / run.CADENCE_FILE).read_text())["eval_every"] == 2
 
 
 def _start_run(workdir, ignore_sigint: bool) -> subprocess.Popen:
