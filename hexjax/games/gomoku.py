@@ -155,6 +155,10 @@ class Gomoku(Game):
         forbidden = self._variant_forbidden(board, mover)
         return mask if forbidden is None else mask & ~forbidden
 
+    @functools.cached_property
+    def _jit_legal_mask(self):
+        return jax.jit(self._legal_mask)
+
     def forbidden_mask(self, state: State) -> np.ndarray:
         """bool[n, n]: the points where Black may not play in this position (renju only),
         whoever is to move."""
@@ -246,7 +250,7 @@ class Gomoku(Game):
         stones = int((board != 0).sum())
         terminated = winner >= 0 or stones == self.num_cells
         flat = jnp.asarray(board.reshape(-1))
-        mask = self._legal_mask(flat, jnp.int32(to_play), jnp.bool_(terminated))
+        mask = self._jit_legal_mask(flat, jnp.int32(to_play), jnp.bool_(terminated))
         terminated = terminated or not bool(mask.any())
         return State(
             board=jnp.asarray(board),

@@ -116,37 +116,35 @@ class Agent:
 
 class Agents:
     """Agents by game, loaded on first use and kept (a web server or an engine whose board size
-    changes needs several). With `checkpoint`, that run's agent serves its own game only."""
+    changes needs several). With a `checkpoint` or a `model` name, that one agent (loaded now,
+    as `only`) serves its own game and nothing else."""
 
-    def __init__(self, checkpoint=None, model_dir=models.MODELS_DIR):
-        self.checkpoint = checkpoint
+    def __init__(self, checkpoint=None, model: str | None = None, model_dir=models.MODELS_DIR):
         self.model_dir = model_dir
+        self.only: Agent | None = None
+        if checkpoint is not None or model is not None:
+            self.only = Agent.load(checkpoint=checkpoint, model=model, model_dir=model_dir)
         self._agents: dict[tuple, Agent] = {}
         self._lock = threading.Lock()
 
     def get(self, game: str, size: int, rule: str = "freestyle", swap: bool = False) -> Agent:
         """The agent for a game; ModelError naming what is available if there is none."""
-        wanted = (game, size, rule if game == "gomoku" else "freestyle", swap and game == "hex")
+        wanted = models.GameConfig(game, size, rule if game == "gomoku" else "freestyle",
+                                   swap and game == "hex")  # fmt: skip
+        if self.only is not None:
+            have = self.only.config.game
+            if models.describe(have) != models.describe(wanted):
+                raise models.ModelError(
+                    f"no model for {models.describe(wanted)}: "
+                    f"this {self.only.source} plays {models.describe(have)} only"
+                )
+            return self.only
+        key = dataclasses.astuple(wanted)
         with self._lock:
-            if wanted not in self._agents:
-                self._agents[wanted] = self._load(*wanted)
-            return self._agents[wanted]
-
-    def _load(self, game, size, rule, swap) -> Agent:
-        if self.checkpoint is None:
-            return Agent.load(game, size, rule, swap, model_dir=self.model_dir)
-        agent = Agent.from_checkpoint(self.checkpoint)
-        have = agent.config.game
-        if (have.name, have.size, have.rule if have.name == "gomoku" else "freestyle",
-                have.swap and have.name == "hex") != (game, size, rule, swap):  # fmt: skip
-            raise models.ModelError(
-                f"the checkpoint {self.checkpoint} plays {models.describe(have)}, "
-                f"not {models.describe(models.GameConfig(game, size, rule, swap))}"
-            )
-        return agent
+            if key not in self._agents:
+                self._agents[key] = Agent.load(*key, model_dir=self.model_dir)
+            return self._agents[key]
 
     def available(self) -> list[models.ModelInfo]:
-        """The models this collection can load (the checkpoint's game, or the shipped ones)."""
-        if self.checkpoint is not None:
-            return []
-        return models.shipped_models(self.model_dir)
+        """The models this collection can serve (none listed for a single agent)."""
+        return [] if self.only is not None else models.shipped_models(self.model_dir)

@@ -18,9 +18,10 @@ class MoveError(ValueError):
 
 
 class Match:
-    def __init__(self, game: Game, moves=()):
+    def __init__(self, game: Game, moves=(), start: State | None = None):
+        """A match from the start position (or from `start`, a composed one), then `moves`."""
         self.game = game
-        self._states: list[State] = [game.new_state()]
+        self._states: list[State] = [game.new_state() if start is None else start]
         self.actions: list[int] = []
         for move in moves:
             self.play(move)

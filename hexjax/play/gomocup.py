@@ -1,0 +1,303 @@
+"""A Gomocup (Piskvork) brain for Gomoku: `python -m hexjax.gomocup`.
+
+The "new protocol" (https://plastovicka.github.io/protocl2en.htm): START N, BEGIN, TURN x,y,
+BOARD ... DONE, INFO key value, TAKEBACK x,y, RESTART, END, ABOUT (RECTSTART answers ERROR).
+Points are "x,y" from 0, x the column and y the row from the top: action = y * n + x.
+
+Decisions the protocol leaves open:
+- INFO rule (a bit mask) picks the game: 4 renju, else 1 "standard" (exactly five), else
+  freestyle; 2 (a continuous game) is ignored. A change of rule starts a new, empty game.
+- BOARD gives stones as own (1) and the opponent's (2); the brain is to move. Black moves first,
+  so with equal counts the brain is Black, otherwise White. Field 3 (continuous games) is not
+  supported.
+- Time: INFO timeout_turn and time_left (spread over MOVES_AHEAD more moves) give a budget per
+  move; the simulations are halved from the most allowed until the speed measured on earlier
+  moves fits it. Each simulation count compiles its own search once, and the move that
+  compiles it is slow, so counts are powers-of-two steps down, never up and down at random.
+  max_memory, game_type, evaluate and folder are stored and not used.
+- Errors answer `ERROR message` and leave the game as it was; unknown commands `UNKNOWN ...`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import TextIO
+
+import numpy as np
+
+import hexjax
+from hexjax.checkpoint import CheckpointError
+from hexjax.play import models
+from hexjax.play.agent import Agent, Agents
+from hexjax.play.match import Match, MoveError
+
+MOVES_AHEAD = 20  # time_left is shared among this many more moves of the brain
+TIME_SAFETY = 0.5  # the part of a move's budget the search may use (host work, jitter)
+UNLIMITED_MS = 2147483647  # time_left when the match has no time limit
+ABOUT = f'name="hexjax", version="{hexjax.__version__}", author="hexjax", country="-"'
+
+
+class ProtocolError(Exception):
+    """A command that fails; its message follows ERROR."""
+
+
+def rule_name(bits: int) -> str:
+    """The Gomoku rule of Gomocup's INFO rule bit mask."""
+    if bits & 4:
+        return "renju"
+    return "standard" if bits & 1 else "freestyle"
+
+
+def simulations_for(budget_s: float | None, seconds_per_simulation: float | None, most: int):
+    """`most` simulations, halved while a move would take longer than its share of `budget_s`
+    (at least 1); `most` while the budget or the speed is unknown."""
+    simulations = most
+    if budget_s is None or seconds_per_simulation is None:
+        return simulations
+    while simulations > 1 and simulations * seconds_per_simulation > TIME_SAFETY * budget_s:
+        simulations //= 2
+    return simulations
+
+
+class GomocupEngine:
+    """Gomoku over the Gomocup protocol: `run(input, output)` answers the commands read from
+    `input` until END or the end of the input; `answer(line, lines)` answers one command
+    (BOARD reads its stones from `lines`)."""
+
+    def __init__(self, agents: Agents, simulations: int | None = None, rule="freestyle"):
+        self.agents = agents
+        self.simulations = simulations  # the most per move; None: the agent's default
+        self.rule = rule
+        self.size: int | None = None  # set by START
+        self.match: Match | None = None  # None: a new game starts at the next command
+        self.info: dict[str, str] = {}
+        self.seconds_per_simulation: float | None = None  # measured on compiled searches
+        self._compiled: set[tuple[Agent, int]] = set()
+        self.ended = False
+        self.commands = {
+            "START": self.start,
+            "RECTSTART": self.rectstart,
+            "RESTART": self.restart,
+            "BEGIN": lambda argument: self._reply(self._current()),
+            "TURN": self.turn,
+            "TAKEBACK": self.takeback,
+            "INFO": self.info_command,
+            "ABOUT": lambda argument: ABOUT,
+            "END": self.end,
+        }
+
+    def run(self, input: TextIO, output: TextIO) -> None:
+        lines = iter(input.readline, "")
+        for line in lines:
+            answer = self.answer(line, lines)
+            if answer is not None:
+                output.write(answer + "\n")
+                output.flush()
+            if self.ended:
+                return
+
+    def answer(self, line: str, lines=()) -> str | None:
+        """The answer to one command line; None for commands answered by silence (INFO, END)
+        and blank lines."""
+        words = line.strip().split(maxsplit=1)
+        if not words:
+            return None
+        command, argument = words[0].upper(), words[1] if len(words) > 1 else ""
+        try:
+            if command == "BOARD":
+                return self.board(_until_done(lines))
+            if command not in self.commands:
+                return f"UNKNOWN command {words[0]!r}"
+            return self.commands[command](argument)
+        except ProtocolError as error:
+            return f"ERROR {error}"
+        except Exception as error:  # a bug must not end the match the manager runs
+            return f"ERROR internal error: {type(error).__name__}: {error}"
+
+    # --- commands --------------------------------------------------------------------------
+
+    def start(self, argument: str) -> str:
+        self.size, self.match = _integer(argument, "START N, e.g. START 15"), None
+        self._current()  # ERROR now if there is no model for this board
+        return "OK"
+
+    def rectstart(self, argument: str) -> str:
+        raise ProtocolError("rectangular boards are not supported; use START N")
+
+    def restart(self, argument: str) -> str:
+        self.match = None
+        self._current()
+        return "OK"
+
+    def turn(self, argument: str) -> str:
+        match = _live(self._current())
+        try:
+            match.play(_point(argument, self.size))
+        except MoveError as error:
+            raise ProtocolError(str(error)) from None
+        return self._reply(match)
+
+    def board(self, rows: list[str]) -> str:
+        """A whole position; the brain, to move, answers its move."""
+        game = self._current().game
+        fields = np.zeros((self.size, self.size), np.int8)  # 1 own stone, 2 the opponent's
+        for row in rows:
+            x, y, field = _numbers(row, 3, "BOARD lines are x,y,field")
+            action = _action(x, y, self.size)
+            if field not in (1, 2):
+                raise ProtocolError(f"BOARD field {field} in {row!r}: only 1 and 2 are supported")
+            if fields.flat[action]:
+                raise ProtocolError(f"BOARD names the point {x},{y} twice")
+            fields.flat[action] = field
+        # Black moves first: equal counts leave Black to move, else White (normally one short).
+        to_play = 0 if (fields == 1).sum() == (fields == 2).sum() else 1
+        colours = np.array([0, 1 + to_play, 2 - to_play], np.int8)  # own stones: the mover's
+        try:
+            state = game.from_board(colours[fields], to_play)
+        except ValueError as error:
+            raise ProtocolError(str(error)) from None
+        position = Match(game, start=state)
+        answer = self._reply(position)
+        self.match = position
+        return answer
+
+    def takeback(self, argument: str) -> str:
+        match = self._current()
+        action = _point(argument, self.size)
+        colour = int(match.board().flat[action])
+        if colour == 0:
+            raise ProtocolError(f"no stone at {argument.strip()} to take back")
+        if match.actions and match.actions[-1] == action:
+            match.undo()
+        else:  # not the last move played here (a BOARD stone): rebuild without it
+            board = match.board().copy()
+            board.flat[action] = 0
+            self.match = Match(match.game, start=match.game.from_board(board, colour - 1))
+        return "OK"
+
+    def info_command(self, argument: str) -> None:
+        key, _, value = argument.strip().partition(" ")
+        self.info[key.lower()] = value.strip()
+        bits = _optional_integer(value)
+        if key.lower() == "rule" and bits is not None and rule_name(bits) != self.rule:
+            self.rule, self.match = rule_name(bits), None  # a new game under the new rule
+
+    def end(self, argument: str) -> None:
+        self.ended = True
+
+    # --- the game and the brain's moves ----------------------------------------------------
+
+    def _agent(self) -> Agent:
+        try:
+            return self.agents.get("gomoku", self.size, self.rule)
+        except (models.ModelError, CheckpointError, ValueError) as error:
+            raise ProtocolError(str(error)) from None
+
+    def _current(self) -> Match:
+        """The game in progress; a new one after START, RESTART or a change of rule."""
+        if self.size is None:
+            raise ProtocolError("no board yet: START N first")
+        if self.match is None:
+            self.match = Match(self._agent().game)
+        return self.match
+
+    def _reply(self, match: Match) -> str:
+        """The brain's move in `match`, played there, as "x,y"."""
+        _live(match)
+        agent = self._agent()
+        simulations = simulations_for(
+            self.budget(),
+            self.seconds_per_simulation,
+            self.simulations or agent.default_simulations,
+        )
+        started = time.monotonic()
+        action = agent.move(match.state, simulations).action
+        if (agent, simulations) in self._compiled:  # the first search also compiles it
+            self.seconds_per_simulation = (time.monotonic() - started) / simulations
+        self._compiled.add((agent, simulations))
+        match.play(action)
+        y, x = divmod(action, self.size)
+        return f"{x},{y}"
+
+    def budget(self) -> float | None:
+        """Seconds for this move by INFO timeout_turn and time_left; None if unlimited."""
+        limits = []
+        turn = _optional_integer(self.info.get("timeout_turn", ""))
+        if turn is not None:  # 0: play as fast as possible
+            limits.append(max(turn, 0) / 1000)
+        left = _optional_integer(self.info.get("time_left", ""))
+        if left is not None and left < UNLIMITED_MS:  # may be negative when time is up
+            limits.append(max(left, 0) / 1000 / MOVES_AHEAD)
+        return min(limits, default=None)
+
+
+def _live(match: Match) -> Match:
+    if match.over:
+        raise ProtocolError(f"the game is over: {match.result()}")
+    return match
+
+
+def _until_done(lines) -> list[str]:
+    """BOARD's stone lines, read up to DONE (blank lines skipped)."""
+    rows = []
+    for line in lines:
+        if line.strip().upper() == "DONE":
+            return rows
+        if line.strip():
+            rows.append(line.strip())
+    raise ProtocolError("BOARD ended without DONE")
+
+
+def _optional_integer(text: str) -> int | None:
+    try:
+        return int(text.strip())
+    except ValueError:
+        return None
+
+
+def _integer(text: str, usage: str) -> int:
+    value = _optional_integer(text)
+    if value is None:
+        raise ProtocolError(f"expected {usage}, got {text.strip()!r}")
+    return value
+
+
+def _numbers(text: str, count: int, usage: str) -> list[int]:
+    parts = text.split(",")
+    values = [_optional_integer(part) for part in parts]
+    if len(parts) != count or None in values:
+        raise ProtocolError(f"{usage}, got {text.strip()!r}")
+    return values
+
+
+def _point(text: str, size: int) -> int:
+    """The action of a point "x,y"; ProtocolError if malformed or off the board."""
+    return _action(*_numbers(text, 2, "expected a point x,y"), size)
+
+
+def _action(x: int, y: int, size: int) -> int:
+    if not (0 <= x < size and 0 <= y < size):
+        raise ProtocolError(f"the point {x},{y} is off the {size}x{size} board")
+    return y * size + x
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--checkpoint", help="play a training run's network (its --workdir)")
+    parser.add_argument("--model", help="play the model of this name (default: by START size)")
+    parser.add_argument("--model-dir", default=str(models.MODELS_DIR), help="where models are")
+    parser.add_argument("--simulations", type=int, help="the most search simulations per move")
+    args = parser.parse_args(argv)
+    if args.simulations is not None and args.simulations < 1:
+        parser.error("--simulations must be at least 1")
+    try:
+        agents = Agents(args.checkpoint, args.model, args.model_dir)
+    except (models.ModelError, CheckpointError, ValueError) as error:
+        print(f"hexjax.gomocup: {error}", file=sys.stderr)
+        return 2
+    # One model plays its own rule until INFO rule says otherwise.
+    rule = agents.only.config.game.rule if agents.only is not None else "freestyle"
+    GomocupEngine(agents, args.simulations, rule).run(sys.stdin, sys.stdout)
+    return 0
