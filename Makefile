@@ -3,17 +3,24 @@ VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
 
-.PHONY: train test test-slow bench lint format clean
+.PHONY: train play web test test-slow bench lint format clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,compare]'
+	$(PY) -m pip install --quiet -e '.[dev,compare,web]'
 	touch $@
 
 # The main job: a Hex 7x7 agent in five minutes (outputs in runs/hex7).
 train: $(VENV)/.installed
 	$(PY) experiments/train.py --board 7
+
+# Play the shipped Hex 7x7 model in the terminal, or in the browser (http://127.0.0.1:8000).
+play: $(VENV)/.installed
+	$(PY) experiments/play.py
+
+web: $(VENV)/.installed
+	$(PY) experiments/play.py --web
 
 bench: $(VENV)/.installed
 	$(PY) experiments/bench.py

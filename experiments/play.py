@@ -52,13 +52,13 @@ def parse(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse(argv)
-    if args.web:
-        from hexjax.play import web  # the web extra: starlette, uvicorn
-
-        web.serve(args.host, args.port, checkpoint=args.checkpoint, model_dir=args.model_dir,
-                  simulations=args.simulations)  # fmt: skip
-        return 0
     try:
+        if args.web:
+            from hexjax.play import web  # the web extra: starlette, uvicorn
+
+            web.serve(args.host, args.port, checkpoint=args.checkpoint, model=args.model,
+                      model_dir=args.model_dir, simulations=args.simulations)  # fmt: skip
+            return 0
         agent = Agent.load(args.game, args.board, args.rule, args.swap, checkpoint=args.checkpoint,
                            model=args.model, model_dir=args.model_dir)  # fmt: skip
     except (models.ModelError, CheckpointError, ValueError) as error:

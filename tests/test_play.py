@@ -215,3 +215,8 @@ def test_the_play_command_reports_a_missing_model(capsys, model_dir):
     with pytest.raises(SystemExit):
         cli.main(["--board", "0"])
     assert "must be at least 1" in capsys.readouterr().err
+    web = ["--web", "--model-dir", str(model_dir), "--model", "nope"]
+    assert cli.main(web) == 2  # before serving anything
+    assert "no model 'nope'" in capsys.readouterr().err
+    assert cli.main(["--web", "--model-dir", str(model_dir), "--simulations", "5000"]) == 2
+    assert "simulations" in capsys.readouterr().err
