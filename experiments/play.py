@@ -12,39 +12,26 @@ import sys
 
 from hexjax.checkpoint import CheckpointError
 from hexjax.play import models
-from hexjax.play.agent import Agent
+from hexjax.play.agent import Agent, add_agent_flags, positive_int
 from hexjax.play.terminal import TerminalGame
 
 GAMES = ("hex", "gomoku", "othello")
 DEFAULT_SIZES = {"hex": 7, "gomoku": 9, "othello": 8}
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def parse(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=GAMES, default="hex")
-    parser.add_argument("--board", type=_positive, help="board size (default: 7, 9, 8)")
+    parser.add_argument("--board", type=positive_int, help="board size (default: 7, 9, 8)")
     parser.add_argument("--rule", choices=("freestyle", "standard", "renju"), default="freestyle")
     parser.add_argument("--swap", action="store_true", help="Hex: the swap rule")
     parser.add_argument("--colour", "--color", choices=("black", "white"), default="black",
                         help="the side you play (Black moves first)")  # fmt: skip
-    parser.add_argument("--simulations", type=_positive, default=64, help="AI strength")
-    parser.add_argument("--checkpoint", help="a training run's --workdir (its own game)")
-    parser.add_argument("--model", help="a model name in --model-dir (default: the game's)")
-    parser.add_argument("--model-dir", default=str(models.MODELS_DIR))
+    add_agent_flags(parser, simulations=64)
     parser.add_argument("--no-colour", "--no-color", action="store_true")
     parser.add_argument("--web", action="store_true", help="serve the web page instead")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=_positive, default=8000)
+    parser.add_argument("--port", type=positive_int, default=8000)
     args = parser.parse_args(argv)
     args.board = args.board or DEFAULT_SIZES[args.game]
     return args

@@ -1,8 +1,14 @@
-"""Tiny untrained models for the play front ends' tests: fast to load and compile."""
+"""Helpers for the play front ends' tests: tiny untrained models (fast to load and compile)
+and engines run as `python -m` processes."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import pathlib
+import subprocess
+import sys
+import threading
 
 import jax
 
@@ -20,3 +26,24 @@ def make_tiny_model(directory, name: str, game: str, size: int, **options):
     params = network_lib.init_params(net, jax.random.key(size), built.observation_shape)
     models.export(config, params, name, {"trained": {"iterations": 0, "minutes": 0.0}}, directory)
     return directory
+
+
+@contextlib.contextmanager
+def engine_process(module: str, args: list[str], stderr_path):
+    """`python -m module args` with piped text stdin/stdout, killed after 10 minutes (an engine
+    that does not flush its answers would otherwise hang the test) and at the end."""
+    argv = [sys.executable, "-m", module, *args]
+    root = pathlib.Path(__file__).parents[1]
+    with (
+        open(stderr_path, "w") as stderr,
+        subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=root
+        ) as process,  # fmt: skip
+    ):
+        watchdog = threading.Timer(600, process.kill)
+        watchdog.start()
+        try:
+            yield process
+        finally:
+            watchdog.cancel()
+            process.kill()

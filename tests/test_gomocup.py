@@ -3,21 +3,16 @@ included), takebacks, time limits, errors that change nothing, and once over std
 
 import functools
 import io
-import pathlib
-import subprocess
-import sys
-import threading
 import time
 
 import numpy as np
 import pytest
-from play_models import make_tiny_model
+from play_models import engine_process, make_tiny_model
 
 import hexjax
 from hexjax.play import AgentMove, Agents
 from hexjax.play.gomocup import GomocupEngine, rule_name, simulations_for
 
-ROOT = pathlib.Path(__file__).parents[1]
 ABOUT = 'name="hexjax", version="0.1.0", author="hexjax", country="-"'
 
 
@@ -281,33 +276,21 @@ def test_time_limits_scale_the_simulations_down(agents):
 
 def test_over_stdin_and_stdout(model_dir, tmp_path):
     # Line by line with CR LF, as Piskvork talks: a brain that does not flush hangs here.
-    argv = [sys.executable, "-m", "hexjax.gomocup", "--model-dir", str(model_dir),
-            "--simulations", "4"]  # fmt: skip
-    with (
-        open(tmp_path / "stderr", "w") as stderr,
-        subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=ROOT
-        ) as process,
-    ):
-        watchdog = threading.Timer(600, process.kill)
-        watchdog.start()
+    args = ["--model-dir", str(model_dir), "--simulations", "4"]
+    with engine_process("hexjax.gomocup", args, tmp_path / "stderr") as process:
 
         def ask(command: str) -> str:
             process.stdin.write(command + "\r\n")
             process.stdin.flush()
             return process.stdout.readline().rstrip("\r\n")
 
-        try:
-            assert ask("START 9") == "OK"
-            process.stdin.write("INFO timeout_turn 30000\r\nINFO rule 0\r\n")
-            first = point(ask("BEGIN"))
-            theirs = (0, 0) if first != (0, 0) else (0, 1)
-            second = point(ask(f"TURN {theirs[1]},{theirs[0]}"))
-            assert len({first, second, theirs}) == 3
-            assert ask("ABOUT") == ABOUT
-            process.stdin.write("END\r\n")
-            process.stdin.flush()
-            assert process.wait(timeout=60) == 0, (tmp_path / "stderr").read_text()
-        finally:
-            watchdog.cancel()
-            process.kill()
+        assert ask("START 9") == "OK"
+        process.stdin.write("INFO timeout_turn 30000\r\nINFO rule 0\r\n")
+        first = point(ask("BEGIN"))
+        theirs = (0, 0) if first != (0, 0) else (0, 1)
+        second = point(ask(f"TURN {theirs[1]},{theirs[0]}"))
+        assert len({first, second, theirs}) == 3
+        assert ask("ABOUT") == ABOUT
+        process.stdin.write("END\r\n")
+        process.stdin.flush()
+        assert process.wait(timeout=60) == 0, (tmp_path / "stderr").read_text()

@@ -2,19 +2,14 @@
 nothing, board sizes with and without a model, the swap rule, and once over stdin/stdout."""
 
 import io
-import pathlib
-import subprocess
-import sys
-import threading
 
 import numpy as np
 import pytest
-from play_models import make_tiny_model
+from play_models import engine_process, make_tiny_model
 
 from hexjax.play import AgentMove, Agents
 from hexjax.play.gtp import GtpEngine, main
 
-ROOT = pathlib.Path(__file__).parents[1]
 COMMANDS = {"protocol_version", "name", "version", "known_command", "list_commands",
             "boardsize", "clear_board", "play", "genmove", "undo", "showboard", "final_score",
             "quit"}  # fmt: skip
@@ -226,16 +221,8 @@ def test_a_whole_game_ends_when_a_side_connects(agents):
 
 def test_over_stdin_and_stdout(model_dir, tmp_path):
     # Line by line, as HexGui talks: an engine that does not flush its answers hangs here.
-    argv = [sys.executable, "-m", "hexjax.gtp", "--model-dir", str(model_dir), "--size", "5",
-            "--simulations", "4"]  # fmt: skip
-    with (
-        open(tmp_path / "stderr", "w") as stderr,
-        subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=ROOT
-        ) as process,
-    ):
-        watchdog = threading.Timer(600, process.kill)
-        watchdog.start()
+    args = ["--model-dir", str(model_dir), "--size", "5", "--simulations", "4"]
+    with engine_process("hexjax.gtp", args, tmp_path / "stderr") as process:
 
         def ask(command: str) -> str:
             process.stdin.write(command + "\n")
@@ -245,14 +232,10 @@ def test_over_stdin_and_stdout(model_dir, tmp_path):
                 lines.append(line)
             return "".join(lines).rstrip("\n")
 
-        try:
-            assert ask("1 name") == "=1 hexjax"
-            assert ask("boardsize 5 5") == "= " and ask("play b c3") == "= "
-            move = ask("2 genmove w").removeprefix("=2 ")
-            board = board_of(ask("showboard"))
-            assert move != "c3" and board[cell(move)] == 2 and board.sum() == 3
-            assert ask("quit") == "= "
-            assert process.wait(timeout=60) == 0, (tmp_path / "stderr").read_text()
-        finally:
-            watchdog.cancel()
-            process.kill()
+        assert ask("1 name") == "=1 hexjax"
+        assert ask("boardsize 5 5") == "= " and ask("play b c3") == "= "
+        move = ask("2 genmove w").removeprefix("=2 ")
+        board = board_of(ask("showboard"))
+        assert move != "c3" and board[cell(move)] == 2 and board.sum() == 3
+        assert ask("quit") == "= "
+        assert process.wait(timeout=60) == 0, (tmp_path / "stderr").read_text()

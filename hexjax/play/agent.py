@@ -8,6 +8,7 @@ the one the model was trained with (Gumbel MuZero: no Gumbel noise, best move).
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import functools
 import pathlib
@@ -148,3 +149,24 @@ class Agents:
     def available(self) -> list[models.ModelInfo]:
         """The models this collection can serve (none listed for a single agent)."""
         return [] if self.only is not None else models.shipped_models(self.model_dir)
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of at least 1, with a message naming the bad value."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_agent_flags(parser: argparse.ArgumentParser, simulations: int | None = None) -> None:
+    """The flags every front end shares: which network plays, and how hard it searches."""
+    parser.add_argument("--checkpoint", help="play a training run's network (its --workdir)")
+    parser.add_argument("--model", help="play the model of this name (default: the game's)")
+    parser.add_argument("--model-dir", default=str(models.MODELS_DIR), help="where models are")
+    default = f" (default {simulations})" if simulations else ""
+    parser.add_argument("--simulations", type=positive_int, default=simulations,
+                        help=f"search simulations per move{default}")  # fmt: skip

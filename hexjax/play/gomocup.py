@@ -30,7 +30,7 @@ import numpy as np
 import hexjax
 from hexjax.checkpoint import CheckpointError
 from hexjax.play import models
-from hexjax.play.agent import Agent, Agents
+from hexjax.play.agent import Agent, Agents, add_agent_flags
 from hexjax.play.match import Match, MoveError
 
 MOVES_AHEAD = 20  # time_left is shared among this many more moves of the brain
@@ -285,13 +285,8 @@ def _action(x: int, y: int, size: int) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checkpoint", help="play a training run's network (its --workdir)")
-    parser.add_argument("--model", help="play the model of this name (default: by START size)")
-    parser.add_argument("--model-dir", default=str(models.MODELS_DIR), help="where models are")
-    parser.add_argument("--simulations", type=int, help="the most search simulations per move")
+    add_agent_flags(parser)  # --simulations: the most a move, time limits may cut it
     args = parser.parse_args(argv)
-    if args.simulations is not None and args.simulations < 1:
-        parser.error("--simulations must be at least 1")
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir)
     except (models.ModelError, CheckpointError, ValueError) as error:

@@ -20,7 +20,7 @@ from typing import TextIO
 import hexjax
 from hexjax.checkpoint import CheckpointError
 from hexjax.play import models
-from hexjax.play.agent import Agents
+from hexjax.play.agent import Agents, add_agent_flags
 from hexjax.play.match import Match, MoveError
 
 _COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
@@ -180,15 +180,10 @@ def default_size(agents: Agents, swap: bool) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checkpoint", help="play a training run's network (its --workdir)")
-    parser.add_argument("--model", help="play the model of this name (default: by board size)")
-    parser.add_argument("--model-dir", default=str(models.MODELS_DIR), help="where models are")
-    parser.add_argument("--simulations", type=int, help="search simulations per move")
+    add_agent_flags(parser)
     parser.add_argument("--size", type=int, help="first board size (HexGui sets its own)")
     parser.add_argument("--swap", action="store_true", help="play with the swap rule")
     args = parser.parse_args(argv)
-    if args.simulations is not None and args.simulations < 1:
-        parser.error("--simulations must be at least 1")
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir)
         swap = args.swap or agents.only is not None and agents.only.config.game.swap
