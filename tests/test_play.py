@@ -52,6 +52,15 @@ def test_a_match_plays_validates_and_undoes():
     assert match.undo() == 0
 
 
+def test_undo_turn_takes_back_to_the_players_previous_turn():
+    match = Match(hexjax.make("hex", size=3), ["a1", "b2", "c1"])
+    assert match.undo_turn(1) == 2 and match.moves() == ["a1"] and match.to_play == 1
+    assert match.undo_turn(0) == 1 and match.moves() == []
+    opening = Match(hexjax.make("hex", size=3), ["b2"])
+    assert opening.undo_turn(1) == 0 and opening.moves() == ["b2"]  # none of White's: unchanged
+    assert opening.to_play == 1 and opening.board().sum() == 1
+
+
 def test_a_finished_match_refuses_moves_and_names_the_winner():
     # Black (top-bottom) fills column a: a1 a2 a3 with White elsewhere.
     match = Match(hexjax.make("hex", size=3), ["a1", "c1", "a2", "c2", "a3"])

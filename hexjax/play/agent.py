@@ -130,11 +130,10 @@ class Agents:
 
     def get(self, game: str, size: int, rule: str = "freestyle", swap: bool = False) -> Agent:
         """The agent for a game; ModelError naming what is available if there is none."""
-        wanted = models.GameConfig(game, size, rule if game == "gomoku" else "freestyle",
-                                   swap and game == "hex")  # fmt: skip
+        wanted = models.canonical(models.GameConfig(game, size, rule, swap))
         if self.only is not None:
             have = self.only.config.game
-            if models.describe(have) != models.describe(wanted):
+            if models.canonical(have) != wanted:
                 raise models.ModelError(
                     f"no model for {models.describe(wanted)}: "
                     f"this {self.only.source} plays {models.describe(have)} only"

@@ -44,12 +44,17 @@ class Match:
         """0 or 1 once the game is won, -1 while it goes on or after a draw."""
         return int(self.state.winner)
 
-    def action(self, move: int | str) -> int:
-        """The action a move names, checked for legality here; MoveError if it cannot be played."""
+    def parse(self, move: int | str) -> int:
+        """The action a move names, its coordinates checked but not its legality here; MoveError
+        if it names no move of this game."""
         try:
-            action = self.game.parse_moves([move])[0]
+            return self.game.parse_moves([move])[0]
         except ValueError as error:
             raise MoveError(str(error).split(": ", 1)[-1]) from None  # drop "move 1 (..): "
+
+    def action(self, move: int | str) -> int:
+        """The action a move names, checked for legality here; MoveError if it cannot be played."""
+        action = self.parse(move)
         if self.over:
             raise MoveError("the game is over")
         if not bool(self.state.legal_action_mask[action]):
@@ -71,6 +76,17 @@ class Match:
             self._states.pop()
             self.actions.pop()
         return taken
+
+    def undo_turn(self, player: int) -> int:
+        """Take back moves until one of `player`'s is gone, so it is their turn again; returns
+        how many. With none of theirs to take back, nothing changes and it returns 0."""
+        kept = list(self._states), list(self.actions)
+        while self.actions:
+            self.undo(1)
+            if self.to_play == player:  # the move just taken back was theirs
+                return len(kept[1]) - len(self.actions)
+        self._states, self.actions = kept
+        return 0
 
     def legal_actions(self) -> list[int]:
         return self.game.legal_actions(self.state)

@@ -43,6 +43,13 @@ def describe(game: GameConfig) -> str:
     return f"{game.name} {game.size}x{game.size}{rule}{swap}"
 
 
+def canonical(game: GameConfig) -> GameConfig:
+    """The game as it plays: only Gomoku has a rule and only Hex a swap, whatever else the
+    config holds, so two configs of one game compare equal."""
+    rule = game.rule if game.name == "gomoku" else "freestyle"
+    return GameConfig(game.name, game.size, rule, game.swap and game.name == "hex")
+
+
 def shipped_models(directory=MODELS_DIR) -> list[ModelInfo]:
     """Every model stored in `directory`, sorted by name."""
     return [_info(path) for path in sorted(pathlib.Path(directory).glob("*.json"))]
@@ -51,16 +58,13 @@ def shipped_models(directory=MODELS_DIR) -> list[ModelInfo]:
 def find_model(game: str, size: int, rule: str = "freestyle", swap: bool = False,
                directory=MODELS_DIR) -> ModelInfo:  # fmt: skip
     """The shipped model for a game; ModelError listing what is shipped if there is none."""
+    wanted = canonical(GameConfig(game, size, rule, swap))
     models = shipped_models(directory)
     for model in models:
-        g = model.config.game
-        if (g.name, g.size) != (game, size):
-            continue
-        if game == "gomoku" and g.rule != rule or game == "hex" and g.swap != swap:
-            continue
-        return model
+        if canonical(model.config.game) == wanted:
+            return model
     shipped = ", ".join(m.label for m in models) or "none"
-    label = describe(GameConfig(name=game, size=size, rule=rule, swap=swap))
+    label = describe(wanted)
     raise ModelError(
         f"no shipped model for {label} (shipped: {shipped}); train one with "
         f"experiments/train.py and pass its --checkpoint"

@@ -159,13 +159,11 @@ class TerminalGame:
 
     def _undo(self) -> None:
         """Back to the human's previous turn: take back moves until one of theirs is gone."""
-        taken = 0
-        while self.match.actions:
-            taken += self.match.undo(1)
-            if self.match.to_play == self.human:  # the move just taken back was theirs
-                self.say(f"took back {taken} move{'s' * (taken > 1)}")
-                return
-        self.say("none of your moves to take back" if taken == 0 else "back to the start")
+        taken = self.match.undo_turn(self.human)
+        if taken == 0:
+            self.say("none of your moves to take back")
+        else:
+            self.say(f"took back {taken} move{'s' * (taken > 1)}")
 
     def _set_simulations(self, text: str) -> None:
         try:

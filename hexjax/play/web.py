@@ -182,9 +182,9 @@ class _WebGame:
 
     def human_move(self, move: int | str) -> dict:
         try:  # coordinates first: a malformed move is the request's fault, whatever the position
-            action = self.match.game.parse_moves([move])[0]
-        except ValueError as error:
-            raise ApiError(400, str(error).split(": ", 1)[-1]) from None  # drop "move 1 (..): "
+            action = self.match.parse(move)
+        except MoveError as error:
+            raise ApiError(400, str(error)) from None
         self._check_turn(self.human, "it is the AI's turn; ask it to move (POST .../ai)")
         try:
             self.match.play(action)
@@ -206,15 +206,9 @@ class _WebGame:
 
     def undo(self) -> dict:
         """Take back moves until the person is to move again, their last move undone."""
-        taken = []
-        while self.match.actions:
-            taken.append(self.match.actions[-1])
-            self.match.undo(1)
-            if self.match.to_play == self.human:  # the move just taken back was theirs
-                return self.to_json()
-        for action in reversed(taken):  # only AI moves to take back: put them back
-            self.match.play(action)
-        raise ApiError(409, "nothing to undo: you have not moved yet")
+        if self.match.undo_turn(self.human) == 0:
+            raise ApiError(409, "nothing to undo: you have not moved yet")
+        return self.to_json()
 
     def _check_turn(self, player: int, message: str) -> None:
         if self.match.over:
@@ -395,16 +389,7 @@ def _playable(agents: Agents) -> list[GameConfig]:
         games = [agents.only.config.game]
     else:
         games = [info.config.game for info in agents.available()]
-    # As the game reads them: Hex has no rule and Gomoku no swap, whatever the config says.
-    playable = [
-        GameConfig(
-            g.name,
-            g.size,
-            rule=g.rule if g.name == "gomoku" else "freestyle",
-            swap=g.swap and g.name == "hex",
-        )
-        for g in games
-    ]
+    playable = [models.canonical(g) for g in games]
     return sorted(playable, key=lambda g: (GAME_ORDER.index(g.name), g.size, g.rule, g.swap))
 
 
