@@ -3,7 +3,7 @@ VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
 
-.PHONY: train play web test test-slow bench lint format clean
+.PHONY: train play web test test-slow bench compare lint format clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ web: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) experiments/bench.py
+
+# AlphaZero, DQN and PPO, 5 minutes each on Hex 7x7 and Othello 8x8, then the table (~1 hour).
+compare: $(VENV)/.installed
+	$(PY) experiments/compare.py
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

@@ -1,17 +1,19 @@
 """Evaluate a trained agent in the arena: `python experiments/evaluate.py --checkpoint runs/hex7
 --opponent mcts:1000 --games 200`.
 
-Opponents by spec: `random`, `greedy`, `mcts:N` (UCT with random playouts, N simulations per
-move), `checkpoint:PATH[@STEP]` (another run's network with the same search). The agent searches
-`--simulations` per move deterministically (Gumbel without noise). Games alternate colours, and
-each opening (`--opening-plies` random plies, or the lines of an `--openings` file) is played
-once with each colour. Prints a table and writes JSON (default: <checkpoint>/evaluation.json);
-`--records` keeps every game's moves (<checkpoint>/records/<opponent>.txt, loadable with
-`game.from_moves`). `--all-steps` evaluates every kept checkpoint of the run and draws the score
-against training minutes (<checkpoint>/plots/curve.png). `--elo` plays a round robin between
-every kept checkpoint and the opponents and fits Elo ratings, random = 0
-(<checkpoint>/plots/elo.png). Every evaluation also draws the agent's policy and value on the
-first move (plots/first_move.png) and on each `--position MOVES` (plots/position_K.png).
+Opponents by spec: `random`, `greedy`, `mcts:N` (UCT with random playouts, N simulations per move),
+`checkpoint:PATH[@STEP]` (another run's agent, as it plays). An AlphaZero agent searches
+`--simulations` per move deterministically (Gumbel without noise); a DQN or PPO run's agent
+(train_dqn.py, train_ppo.py) plays its network's best legal action, without search. Games alternate
+colours, and each opening (`--opening-plies` random plies, or the lines of an `--openings` file) is
+played once with each colour. Prints a table and writes JSON (default:
+<checkpoint>/evaluation.json); `--records` keeps every game's moves
+(<checkpoint>/records/<opponent>.txt, loadable with `game.from_moves`). `--all-steps` evaluates
+every kept checkpoint of the run and draws the score against training minutes
+(<checkpoint>/plots/curve.png). `--elo` plays a round robin between every kept checkpoint and the
+opponents and fits Elo ratings, random = 0 (<checkpoint>/plots/elo.png). Every evaluation also
+draws the agent's policy and value on the first move (plots/first_move.png) and on each `--position
+MOVES` (plots/position_K.png).
 """
 
 from __future__ import annotations
@@ -38,22 +40,29 @@ class _Agent(NamedTuple):
     config: object
     game: object
     net: object
-    search: search_lib.SearchConfig  # deterministic, `--simulations` per move
+    search: search_lib.SearchConfig | None  # deterministic, `--simulations`; None: no search
     make_player: object  # params -> player
     params: object
     minutes: float  # training time of the checkpoint
+    label: str  # how the agent plays, for the tables
+    algorithm: str  # the trainer's name: alphazero, dqn or ppo
 
 
 def _agent(workdir: str, step: int | None, simulations: int) -> _Agent:
-    config, state, meta = run.restore_run(workdir, step)
+    trainer, config, state, meta = run.restore_trained(workdir, step)
     game = config.game.make()
     net = network_lib.make_network(config.network, game.num_actions)
-    search = dataclasses.replace(
-        players.evaluation_config(config.search), num_simulations=simulations
-    )
+    search, label = None, f"{trainer.name}, best legal action"
+    if trainer.searches:
+        search = dataclasses.replace(
+            players.evaluation_config(config.search), num_simulations=simulations
+        )
+        label = f"{simulations} simulations"
     minutes = float(meta.get("elapsed_seconds", 0.0)) / 60
-    make_player = players.make_search_player(game, net, search)
-    return _Agent(config, game, net, search, make_player, state.params, minutes)
+    make_player = trainer.make_player(config, game, simulations)
+    return _Agent(
+        config, game, net, search, make_player, state.params, minutes, label, trainer.name
+    )
 
 
 def _at_step(args, latest: _Agent, steps, step) -> _Agent:
@@ -173,7 +182,7 @@ def main(argv=None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     out_dir = pathlib.Path(args.checkpoint)
-    print(f"{game!r}, agent: {args.checkpoint} with {args.simulations} simulations")
+    print(f"{game!r}, agent: {args.checkpoint} ({latest.label})")
     try:
         if args.elo:
             record = _elo(args, latest, steps, opponents, openings, mesh)
@@ -323,9 +332,7 @@ def _solver_accuracy(args, latest: _Agent, opponents, openings, mesh) -> dict:
     boards = np.asarray(states.board)
     to_plays = np.asarray(states.current_player)
     contenders = {
-        f"agent ({args.simulations} simulations)": tournament.Entrant(
-            "agent", latest.make_player, latest.params
-        ),
+        f"agent ({latest.label})": tournament.Entrant("agent", latest.make_player, latest.params),
         "agent's network alone": tournament.Entrant(
             "network", players.make_network_player(game, latest.net), latest.params
         ),
@@ -362,7 +369,7 @@ def _puzzles(args, latest: _Agent, specs) -> dict:
         return lambda game: make_player(latest.params) if (game.size, game.rule) == own else None
 
     contenders = {
-        f"agent ({args.simulations} simulations)": agent(latest.make_player),
+        f"agent ({latest.label})": agent(latest.make_player),
         "agent's network alone": agent(players.make_network_player(latest.game, latest.net)),
     }
     for spec in specs:
@@ -384,23 +391,30 @@ def _puzzles(args, latest: _Agent, specs) -> dict:
 
 
 def _draw_positions(agent: _Agent, states, out_dir: pathlib.Path) -> None:
-    """The network's policy, the search's policy and the value on each position."""
+    """On each position: the network's policy, the search's policy and the values (AlphaZero);
+    the policy and value (PPO); the legal Q-values rescaled to [0, 1] and the best (DQN)."""
     game = agent.game
-    search = jax.jit(search_lib.make_search(game, agent.net, agent.search))
+    if agent.search is not None:
+        search = jax.jit(search_lib.make_search(game, agent.net, agent.search))
     for index, state in enumerate(states):
         batch = jax.tree.map(lambda x: x[None], state)
         logits, value = network_lib.apply(agent.net, agent.params, jax.vmap(game.observe)(batch))
+        legal = np.asarray(batch.legal_action_mask[0])
         prior = jax.nn.softmax(search_lib.masked_logits(logits, batch.legal_action_mask))
-        found = search(agent.params, jax.random.key(0), batch, batch.step_count)
+        panels = {"network policy": np.asarray(prior[0])}
+        title = f"value {float(value[0]):+.2f} (network)"
+        if agent.search is not None:
+            found = search(agent.params, jax.random.key(0), batch, batch.step_count)
+            panels["search policy"] = np.asarray(found.policy[0])
+            title += f", {float(found.value[0]):+.2f} (search)"
+        if agent.algorithm == "dqn":
+            q = np.tanh(np.asarray(logits[0]))
+            panels = {"Q-values, (Q + 1) / 2": np.where(legal, (q + 1) / 2, 0.0)}
+            title = f"best Q {float(q[legal].max()):+.2f}" if legal.any() else "game over"
         name = "first_move" if index == 0 else f"position_{index}"
         mover = "Black" if int(state.current_player) == 0 else "White"
         plots.policy_heatmaps(
-            game,
-            state,
-            {"network policy": np.asarray(prior[0]), "search policy": np.asarray(found.policy[0])},
-            f"{mover} to move; value {float(value[0]):+.2f} (network), "
-            f"{float(found.value[0]):+.2f} (search)",
-            out_dir / f"{name}.png",
+            game, state, panels, f"{mover} to move; {title}", out_dir / f"{name}.png"
         )
 
 

@@ -8,114 +8,18 @@ Shortcuts: --game, --board, --rule, --swap, --preset (tiny | cpu | accelerator),
 
 from __future__ import annotations
 
-import argparse
-import json
-import pathlib
 import sys
 
-from hexjax import config_io, run, sharding
-from hexjax.checkpoint import CheckpointError
-from hexjax.train import PRESETS, TrainConfig
-
-CADENCE = {"eval_every": 25, "eval_games": 64, "checkpoint_every": 50, "checkpoint_minutes": 5.0}
-
-
-def _cadence(args, workdir) -> dict:
-    """Evaluation and checkpoint cadence: the flags given, else (on --resume) the run's own,
-    else CADENCE."""
-    cadence = dict(CADENCE)
-    stored = pathlib.Path(workdir, run.CADENCE_FILE)
-    if args.resume and stored.is_file():
-        cadence.update(json.loads(stored.read_text()))
-    given = {name: getattr(args, name) for name in CADENCE if getattr(args, name) is not None}
-    return {**cadence, **given}
+from hexjax import train_cli, trainers
+from hexjax.train_cli import CADENCE  # noqa: F401 (the defaults, for readers of this script)
 
 
 def parse(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", choices=["hex", "gomoku", "othello"], help="default: hex")
-    parser.add_argument("--board", type=int, help="board size (default 7 for hex)")
-    parser.add_argument("--rule", choices=["freestyle", "standard", "renju"], help="gomoku rule")
-    parser.add_argument("--swap", action="store_true", help="hex: allow the swap move")
-    parser.add_argument("--preset", choices=sorted(PRESETS), default="cpu")
-    parser.add_argument("--simulations", type=int, help="search simulations per move")
-    parser.add_argument("--minutes", type=float, help="wall-clock budget (default 5)")
-    parser.add_argument("--iterations", type=int, help="iteration budget")
-    parser.add_argument("--workdir", default=None, help="default: runs/<game><board>")
-    parser.add_argument("--resume", action="store_true", help="continue the run in --workdir")
-    # Defaults in CADENCE; a resumed run keeps the ones it was started with unless given again.
-    parser.add_argument("--eval-every", type=int, help="iterations; 0: never (default 25)")
-    parser.add_argument("--eval-games", type=int, help="default 64")
-    parser.add_argument("--checkpoint-every", type=int, help="iterations (default 50)")
-    parser.add_argument("--checkpoint-minutes", type=float, help="default 5")
-    parser.add_argument("--quiet", action="store_true", help="no progress line")
-    parser.add_argument(
-        "--cpu-devices",
-        type=int,
-        help="split the CPU into this many XLA devices, the games shared out among them "
-        "(default: one per core, as many as divide the game, batch and replay sizes; 1: off)",
-    )
-    parser.add_argument(
-        "--distributed",
-        action="store_true",
-        help="multi-host: call jax.distributed.initialize() first (run on every host)",
-    )
-    config_io.add_flags(parser, TrainConfig)
-    args = parser.parse_args(argv)
-
-    overrides = config_io.overrides_from_args(args, TrainConfig)
-    shortcuts = {
-        "game.name": args.game,
-        "game.size": args.board,
-        "game.rule": args.rule,
-        "game.swap": True if args.swap else None,
-        "search.num_simulations": args.simulations,
-    }
-    overrides.update({k: v for k, v in shortcuts.items() if v is not None})
-    if args.game and args.game != "hex" and args.board is None:
-        overrides["game.size"] = {"gomoku": 9, "othello": 8}[args.game]
-    config = config_io.replace(PRESETS[args.preset], overrides)
-    config.game.make()  # a bad game option fails here, with the game's own message
-    if args.minutes is None and args.iterations is None:
-        args.minutes = 5.0
-    workdir = args.workdir or f"runs/{config.game.name}{config.game.size}"
-    options = run.RunOptions(
-        minutes=args.minutes,
-        iterations=args.iterations,
-        resume=args.resume,
-        quiet=args.quiet,
-        **_cadence(args, workdir),
-    )
-    if args.cpu_devices is not None and args.cpu_devices < 1:
-        raise ValueError(f"--cpu-devices must be at least 1, got {args.cpu_devices}")
-    if args.distributed:
-        import jax
-
-        jax.distributed.initialize()  # coordinator and process ids from the environment
-    else:
-        sized = config
-        stored = pathlib.Path(workdir, "config.json")
-        if args.resume and stored.is_file():  # a resumed run keeps its stored sizes
-            sized = config_io.from_dict(TrainConfig, json.loads(stored.read_text()))
-        sizes = (sized.selfplay_games, sized.optimizer.batch_size, sized.replay_capacity)
-        sharding.use_cpu_cores(sizes, args.cpu_devices)
-    return config, workdir, options
+    return train_cli.parse(argv, trainers.ALPHAZERO, __doc__.splitlines()[0])
 
 
 def main(argv=None) -> int:
-    try:
-        config, workdir, options = parse(argv)
-        record = run.run(config, workdir, options)
-    except (ValueError, CheckpointError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except run.Stopped as stopped:
-        print(f"{stopped}; continue with --workdir {workdir} --resume", file=sys.stderr)
-        return 128 + stopped.signum  # the shell's convention for a signal, after a clean save
-    parts = [f"iteration {record['iteration']}"] if "iteration" in record else []
-    parts += [f"{k} {record[k]:.3g}" for k in ("vs_random", "vs_greedy") if k in record]
-    print(f"done: {', '.join(parts)}; outputs in {workdir}")
-    return 0
+    return train_cli.main(argv, trainers.ALPHAZERO, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

@@ -40,8 +40,11 @@ def training_curves(metrics_path, out_dir) -> list[pathlib.Path]:
     written = []
 
     figure, axis = plt.subplots(figsize=(7, 4))
-    for name in ("policy_loss", "value_loss"):
-        axis.plot(minutes, [r[name] for r in records], label=name.replace("_", " "))
+    # AlphaZero and PPO log a policy and a value loss, DQN its TD loss.
+    for name in ("policy_loss", "value_loss", "td_loss"):
+        if name in records[-1]:
+            points = [(m, r[name]) for m, r in zip(minutes, records, strict=True) if name in r]
+            axis.plot(*zip(*points, strict=True), label=name.replace("_", " "))
     written.append(_finish(plt, figure, axis, "loss", out_dir / "loss.png"))
 
     evaluated = [r for r in records if any(k.startswith("vs_") for k in r)]

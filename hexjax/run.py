@@ -7,7 +7,9 @@ against the random and the greedy player, and checkpoints every N iterations or 
 end, and when stopped: Ctrl-C, SIGTERM (kill, a job scheduler) or SIGHUP ask the loop to stop after
 the current iteration, save, and raise `Stopped` (a second Ctrl-C stops at once, still saving
 the last finished iteration). A workdir that already holds checkpoints is never overwritten: pass
-`resume=True` to continue it (with the config stored in it).
+`resume=True` to continue it (with the config stored in it). The same loop trains every
+algorithm of `hexjax.trainers` (AlphaZero by default, the DQN and PPO baselines); checkpoints
+record which one, so a run is resumed, evaluated and played by the algorithm that trained it.
 """
 
 from __future__ import annotations
@@ -24,9 +26,8 @@ import jax
 import numpy as np
 
 from hexjax import checkpoint as checkpoint_lib
-from hexjax import config_io, players, plots, sharding
-from hexjax import network as network_lib
-from hexjax.train import TrainConfig, jit_iteration, make_iteration, place
+from hexjax import config_io, players, plots, sharding, trainers
+from hexjax.train import jit_iteration, place
 
 CADENCE_FILE = "cadence.json"  # the run's evaluation and checkpoint cadence, kept on --resume
 _CADENCE_FIELDS = ("eval_every", "eval_games", "checkpoint_every", "checkpoint_minutes")
@@ -102,11 +103,11 @@ class RunOptions:
 
 
 class _Evaluator:
-    """Arena games of the current network (deterministic search) against baselines."""
+    """Arena games of the current network (as it plays: AlphaZero with its deterministic
+    search, the baselines by their best legal action) against the random and greedy players."""
 
-    def __init__(self, config: TrainConfig, game, games: int, mesh=None):
-        net = network_lib.make_network(config.network, game.num_actions)
-        agent = players.make_search_player(game, net, players.evaluation_config(config.search))
+    def __init__(self, trainer: trainers.Trainer, config, game, games: int, mesh=None):
+        agent = trainer.make_player(config, game, None)
         opponents = {"random": players.random_player(game), "greedy": players.greedy_player(game)}
 
         if mesh is not None and (games // 2) % mesh.devices.size:
@@ -153,8 +154,9 @@ def _format_seconds(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
-    """Train; returns the last record written to metrics.jsonl."""
+def run(config, workdir, options: RunOptions, trainer: trainers.Trainer = trainers.ALPHAZERO):
+    """Train `config` (a `trainer.config_type`) with `trainer`; returns the last record written
+    to metrics.jsonl."""
     workdir = pathlib.Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     checkpoints = checkpoint_lib.Checkpointer(workdir / "checkpoints")
@@ -165,26 +167,29 @@ def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
         )
     if options.resume:
         stored = checkpoints.restore_meta()
-        config = config_io.from_dict(TrainConfig, stored["config"])
+        _check_algorithm(stored, trainer, workdir)
+        config = config_io.from_dict(trainer.config_type, stored["config"])
     game = config.game.make()
     # Several devices (or hosts, after jax.distributed.initialize()): split games and batches.
     mesh = sharding.batch_mesh() if jax.device_count() > 1 else None
     if not options.quiet:
         devices = jax.devices()
         print(f"{game}: {len(devices)} {devices[0].platform} device(s)", file=sys.stderr)
-    init, iteration = make_iteration(config, game, mesh)
+    init, iteration = trainer.make_iteration(config, game, mesh)
     key = jax.random.key(config.seed)
     key, init_key, eval_key = jax.random.split(key, 3)
     state = jax.jit(init)(init_key)
     if mesh is not None:
-        state = place(state, mesh)
+        state = place(state, mesh, trainer.shardings)
     elapsed_before = 0.0
     if options.resume:
         restored = checkpoints.restore(state, key)
         state, key = restored.state, restored.key
         elapsed_before = float(restored.meta.get("elapsed_seconds", 0.0))
-    iteration = jit_iteration(iteration, state, mesh)
-    evaluate = _Evaluator(config, game, options.eval_games, mesh) if options.eval_every else None
+    iteration = jit_iteration(iteration, state, mesh, trainer.shardings)
+    evaluate = None
+    if options.eval_every:
+        evaluate = _Evaluator(trainer, config, game, options.eval_games, mesh)
     logs = _Logs(workdir)
     (workdir / "config.json").write_text(json.dumps(config_io.to_dict(config), indent=2))
     cadence = {k: getattr(options, k) for k in _CADENCE_FIELDS}
@@ -203,6 +208,7 @@ def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
         if int(state.iteration) in checkpoints.steps():
             return  # already saved at this iteration
         meta = {
+            "algorithm": trainer.name,
             "config": config_io.to_dict(config),
             "iteration": int(state.iteration),
             "elapsed_seconds": elapsed(),
@@ -243,7 +249,7 @@ def run(config: TrainConfig, workdir, options: RunOptions) -> dict:
                     record[f"vs_{name}_high"] = result["high"]
             logs.write(record)
             if not options.quiet:
-                _progress(record, options, time.monotonic() - start, done - first)
+                _progress(record, options, time.monotonic() - start, done - first, trainer)
             if (
                 done % options.checkpoint_every == 0
                 or time.monotonic() - last_save > options.checkpoint_minutes * 60
@@ -276,24 +282,46 @@ def checkpoint_steps(workdir) -> list[int]:
         checkpoints.close()
 
 
-def restore_run(workdir, step: int | None = None):
-    """(config, TrainState, meta) of a run's checkpoint (default: the latest), on one device;
-    meta holds the counters saved with it (`elapsed_seconds`: training time so far)."""
+def _algorithm(meta: dict) -> str:
+    return meta.get("algorithm", trainers.ALPHAZERO.name)  # runs before the baselines: AlphaZero
+
+
+def _check_algorithm(meta: dict, trainer: trainers.Trainer, workdir) -> None:
+    if _algorithm(meta) != trainer.name:
+        raise checkpoint_lib.CheckpointError(
+            f"{workdir} holds a {_algorithm(meta)} run, not {trainer.name}'s: resume it with "
+            "the trainer that started it"
+        )
+
+
+def restore_trained(workdir, step: int | None = None):
+    """(trainer, config, state, meta) of a run's checkpoint (default: the latest), on one
+    device, whichever algorithm trained it; meta holds the counters saved with it
+    (`elapsed_seconds`: training time so far)."""
     path = pathlib.Path(workdir) / "checkpoints"
     checkpoints = checkpoint_lib.Checkpointer(path, create=False)
     try:
         meta = checkpoints.restore_meta(step)
-        config = config_io.from_dict(TrainConfig, meta["config"])
-        init, _ = make_iteration(config)
+        trainer = trainers.get(_algorithm(meta))
+        config = config_io.from_dict(trainer.config_type, meta["config"])
+        init, _ = trainer.make_iteration(config, None, None)
         template = jax.eval_shape(init, jax.random.key(0))
         template = jax.tree.map(lambda x: np.zeros(x.shape, x.dtype), template)
         restored = checkpoints.restore(template, jax.random.key(0), step)
     finally:
         checkpoints.close()
-    return config, restored.state, meta
+    return trainer, config, restored.state, meta
 
 
-def _progress(record: dict, options: RunOptions, seconds: float, iterations: int) -> None:
+def restore_run(workdir, step: int | None = None):
+    """(config, TrainState, meta) of an AlphaZero run's checkpoint (default: the latest);
+    CheckpointError for a run of another algorithm (see `restore_trained`)."""
+    trainer, config, state, meta = restore_trained(workdir, step)
+    _check_algorithm(meta, trainers.ALPHAZERO, workdir)
+    return config, state, meta
+
+
+def _progress(record, options: RunOptions, seconds, iterations, trainer: trainers.Trainer):
     if options.minutes is not None:
         fraction = seconds / (options.minutes * 60)
     else:
@@ -305,10 +333,9 @@ def _progress(record: dict, options: RunOptions, seconds: float, iterations: int
     bar = "#" * int(width * min(fraction, 1)) + "-" * (width - int(width * min(fraction, 1)))
     line = (
         f"\r[{bar}] it {record['iteration']} {_format_seconds(seconds)} "
-        f"ETA {_format_seconds(eta)} | {record['positions_per_second']:.0f} pos/s | "
-        f"loss p {record['policy_loss']:.2f} v {record['value_loss']:.2f} | "
-        f"len {record['game_length']:.1f}"
+        f"ETA {_format_seconds(eta)} | {record['positions_per_second']:.0f} pos/s |"
     )
+    line += " ".join(f" {label} {record[name]:.2f}" for name, label in trainer.progress)
     for name in ("random", "greedy"):
         if f"vs_{name}" in record:
             line += f" | vs {name} {100 * record[f'vs_{name}']:.0f}%"

@@ -62,10 +62,20 @@ def init_selfplay(game: Game, key: jax.Array, batch: int) -> SelfPlayState:
     )
 
 
+def reset_finished(game: Game, key: jax.Array, states: State) -> State:
+    """The batch `states` [B] with every terminated game replaced by a new one."""
+    done = states.terminated
+    fresh = jax.vmap(game.init)(jax.random.split(key, done.shape[0]))
+    return jax.tree.map(
+        lambda new, old: jnp.where(done.reshape(-1, *([1] * (old.ndim - 1))), new, old),
+        fresh,
+        states,
+    )
+
+
 def play(game: Game, search, params, key, state: SelfPlayState, plies: int):
     """(new state, Trajectory[T=plies, B]) after `plies` plies of every game, searched with
     `search(params, key, states, ply) -> SearchResult`."""
-    init = jax.vmap(game.init)
     step = jax.vmap(game.step)
     observe = jax.vmap(game.observe)
 
@@ -83,12 +93,7 @@ def play(game: Game, search, params, key, state: SelfPlayState, plies: int):
             done=done,
             outcome=jnp.where(done[:, None], nxt.rewards, 0.0),
         )
-        fresh = init(jax.random.split(reset_key, done.shape[0]))
-        games = jax.tree.map(
-            lambda new, old: jnp.where(done.reshape(-1, *([1] * (old.ndim - 1))), new, old),
-            fresh,
-            nxt,
-        )
+        games = reset_finished(game, reset_key, nxt)
         return (games, jnp.where(done, 0, count + 1)), record
 
     keys = jax.random.split(key, plies)

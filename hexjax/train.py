@@ -254,16 +254,17 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
     return init, iteration
 
 
-def place(state: TrainState, mesh) -> TrainState:
-    """Put a TrainState on the mesh's devices (games and replay split, the rest replicated)."""
-    return jax.device_put(state, sharding.state_shardings(state, mesh))
+def place(state, mesh, shardings=sharding.state_shardings):
+    """Put a training state on the mesh's devices, laid out by `shardings(state, mesh)`
+    (default: a TrainState's games and replay split, the rest replicated)."""
+    return jax.device_put(state, shardings(state, mesh))
 
 
-def jit_iteration(iteration, state: TrainState, mesh=None):
+def jit_iteration(iteration, state, mesh=None, shardings=sharding.state_shardings):
     """`iteration` jitted once; with a mesh, its state keeps the layout of `place`."""
     if mesh is None:
         return jax.jit(iteration)
-    layout = sharding.state_shardings(state, mesh)
+    layout = shardings(state, mesh)
     replicated = sharding.replicated(mesh)
     jitted = jax.jit(iteration, in_shardings=(layout, replicated), out_shardings=(layout, None))
     # Keys made on one device (e.g. restored) are copied to all before the call.
