@@ -162,6 +162,24 @@ def make_train_step(net, optimizer: optax.GradientTransformation):
     return train_step
 
 
+def scan_steps(step, carry, xs):
+    """`jax.lax.scan(step, carry, xs)` for a sequence of optimizer steps, fast on every backend.
+
+    XLA:CPU compiles the backward convolutions of a while-loop body to a slow generic loop
+    (0.05x the same step jitted alone, `bench.py --sgd-loop`); unrolled, the steps use the fast
+    kernels. So on CPU the steps are unrolled when traced; `lax.scan(unroll=True)` would not do
+    for one step, which it still compiles as a loop (PPO with one epoch ran 8x slower).
+    Accelerators keep the loop (shorter compile, same speed)."""
+    length = jax.tree.leaves(xs)[0].shape[0]
+    if jax.default_backend() != "cpu" or length == 0:
+        return jax.lax.scan(step, carry, xs)
+    outputs = []
+    for index in range(length):  # unrolled while tracing: one compiled program, no host loop
+        carry, output = step(carry, jax.tree.map(lambda x, i=index: x[i], xs))
+        outputs.append(output)
+    return carry, jax.tree.map(lambda *rows: jnp.stack(rows), *outputs)
+
+
 def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
     """(init(key) -> TrainState, iteration(state, key) -> (TrainState, metrics)).
 
@@ -219,13 +237,7 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         # TRAINING
         keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)
         carry = (state.params, state.opt_state, buffer, state.updates)
-        # XLA:CPU compiles the backward convolutions of a while-loop body to a slow generic
-        # loop (0.05x the same step jitted alone, `bench.py --sgd-loop`); unrolled, the steps
-        # use the fast kernels. Accelerators keep the loop (shorter compile, same speed).
-        unroll = jax.default_backend() == "cpu"
-        (params, opt_state, buffer, updates), train_metrics = jax.lax.scan(
-            sgd_step, carry, keys, unroll=unroll
-        )
+        (params, opt_state, buffer, updates), train_metrics = scan_steps(sgd_step, carry, keys)
         # METRICS
         finished_games = trajectory.done.sum()
         first_wins = (trajectory.done & (trajectory.outcome[..., 0] > 0)).sum()

@@ -15,8 +15,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from test_train import tiny_config  # noqa: E402
 
 import hexjax  # noqa: E402
+from hexjax import config_io, players, sharding, trainers  # noqa: E402
 from hexjax import network as network_lib  # noqa: E402
-from hexjax import players, sharding  # noqa: E402
 from hexjax.train import jit_iteration, make_iteration, make_train_step, place  # noqa: E402
 
 
@@ -85,6 +85,24 @@ def main():
         findings["arena_indivisible_error"] = None
     except ValueError as error:
         findings["arena_indivisible_error"] = str(error)
+
+    # The baselines on 4 devices: games (and DQN's replay columns) split, parameters replicated.
+    for name in ("dqn", "ppo"):
+        trainer = trainers.get(name)
+        baseline = config_io.replace(trainer.presets["tiny"], {"game.size": 4})
+        init, iteration = trainer.make_iteration(baseline, None, mesh)
+        state = place(init(jax.random.key(0)), mesh, trainer.shardings)
+        step = jit_iteration(iteration, state, mesh, trainer.shardings)
+        for i in range(6):
+            state, metrics = step(state, jax.random.key(i + 1))
+        findings[name] = {
+            "updates": int(state.updates),
+            "finite": bool(all(np.isfinite(v) for v in jax.device_get(metrics).values())),
+            "games_split": len(state.games.board.sharding.device_set),
+            "params_replicated": state.params["Conv_0"]["kernel"].sharding.is_fully_replicated,
+        }
+        if name == "dqn":
+            findings[name]["replay_split"] = len(state.replay.obs.sharding.device_set)
 
     # Batches that do not split evenly are refused up front.
     try:

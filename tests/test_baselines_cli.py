@@ -1,7 +1,6 @@
 """train_dqn.py / train_ppo.py conventions, exact resume, evaluation of their checkpoints, and
 experiments/compare.py end to end on a tiny board."""
 
-import importlib.util
 import json
 import pathlib
 import subprocess
@@ -10,6 +9,7 @@ import sys
 import jax
 import numpy as np
 import pytest
+from experiment_scripts import load_experiment
 
 from hexjax import config_io, run, train_cli, trainers
 from hexjax.checkpoint import Checkpointer, CheckpointError
@@ -18,11 +18,7 @@ from hexjax.play.agent import Agent
 EXPERIMENTS = pathlib.Path(__file__).parents[1] / "experiments"
 
 
-def load(name):
-    spec = importlib.util.spec_from_file_location(f"{name}_cli", EXPERIMENTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+load = load_experiment
 
 
 def tiny_argv(workdir, *more):

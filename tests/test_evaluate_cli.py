@@ -1,20 +1,12 @@
 """experiments/evaluate.py on a tiny run: every checkpoint against baselines, the JSON record,
 the curve, and clear errors for bad input."""
 
-import importlib.util
 import json
-import pathlib
 
 import pytest
+from experiment_scripts import load_experiment
 
-EXPERIMENTS = pathlib.Path(__file__).parents[1] / "experiments"
-
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(f"{name}_cli", EXPERIMENTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+load = load_experiment
 
 
 @pytest.fixture(scope="module")

@@ -1,17 +1,12 @@
 """experiments/metrics_windows.py: periodic evaluations averaged by training minutes."""
 
-import importlib.util
 import json
-import pathlib
 
-SCRIPT = pathlib.Path(__file__).parents[1] / "experiments" / "metrics_windows.py"
+from experiment_scripts import load_experiment
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("metrics_windows", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_experiment("metrics_windows")
 
 
 def test_windows_average_the_evaluations_and_keep_a_replayed_iterations_later_record(

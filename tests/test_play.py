@@ -1,19 +1,16 @@
 """The play layer: matches with validated moves, models on disk, the agent, the terminal UI."""
 
-import importlib.util
 import io
-import pathlib
 
 import jax
 import numpy as np
 import pytest
+from experiment_scripts import load_experiment
 from play_models import make_tiny_model
 
 import hexjax
 from hexjax.play import Agent, Agents, Match, ModelError, MoveError, models
 from hexjax.play.terminal import TerminalGame, draw
-
-SCRIPT = pathlib.Path(__file__).parents[1] / "experiments" / "play.py"
 
 
 @pytest.fixture(scope="module")
@@ -211,10 +208,7 @@ def test_the_board_marks_the_last_move_and_hints():
 
 
 def _play_cli():
-    spec = importlib.util.spec_from_file_location("play_cli", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_experiment("play")
 
 
 def test_the_play_command_reports_a_missing_model(capsys, model_dir):

@@ -25,6 +25,14 @@ def test_a_four_device_run_works(findings):
     assert findings["games_split"] == 4 and findings["params_replicated"]
 
 
+@pytest.mark.parametrize("name", ["dqn", "ppo"])
+def test_the_baselines_run_on_four_devices(findings, name):
+    baseline = findings[name]
+    assert baseline["updates"] > 0 and baseline["finite"]
+    assert baseline["games_split"] == 4 and baseline["params_replicated"]
+    assert baseline.get("replay_split", 4) == 4
+
+
 def test_steps_on_four_devices_equal_one_device(findings):
     assert findings["batch_split"] == 4
     assert findings["max_param_change"] > 1e-4  # the step did move the parameters

@@ -1,6 +1,5 @@
 """experiments/train.py: flags from the typed config, clear errors for bad input."""
 
-import importlib.util
 import json
 import pathlib
 import signal
@@ -9,6 +8,7 @@ import sys
 import time
 
 import pytest
+from experiment_scripts import load_experiment
 
 from hexjax import run
 
@@ -16,10 +16,7 @@ SCRIPT = pathlib.Path(__file__).parents[1] / "experiments" / "train.py"
 
 
 def load_cli():
-    spec = importlib.util.spec_from_file_location("train_cli", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_experiment("train")
 
 
 def test_flags_reach_the_config():

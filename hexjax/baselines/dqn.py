@@ -45,7 +45,7 @@ from hexjax.games import Game, State
 from hexjax.network import NetworkConfig
 from hexjax.sampling import random_legal_action
 from hexjax.search import masked_logits
-from hexjax.train import GameConfig, OptimizerConfig
+from hexjax.train import GameConfig, OptimizerConfig, scan_steps
 
 
 @dataclasses.dataclass(frozen=True)
@@ -362,9 +362,8 @@ def make_iteration(config: DQNConfig, game: Game | None = None, mesh=None):
         # TRAINING
         keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)
         carry = (state.params, state.target_params, state.opt_state, ring, state.updates)
-        unroll = jax.default_backend() == "cpu"  # see hexjax.train: fast kernels on XLA:CPU
-        (params, target_params, opt_state, ring, updates), train_metrics = jax.lax.scan(
-            sgd_step, carry, keys, unroll=unroll
+        (params, target_params, opt_state, ring, updates), train_metrics = scan_steps(
+            sgd_step, carry, keys
         )
         done = state.iteration + 1
         snapshot = done % config.pool_every == 0

@@ -33,7 +33,7 @@ from hexjax.baselines import common
 from hexjax.games import Game, State
 from hexjax.network import NetworkConfig
 from hexjax.search import masked_logits
-from hexjax.train import GameConfig, OptimizerConfig
+from hexjax.train import GameConfig, OptimizerConfig, scan_steps
 
 
 @dataclasses.dataclass(frozen=True)
@@ -205,9 +205,7 @@ def make_iteration(config: PPOConfig, game: Game | None = None, mesh=None):
         params, opt_state, data = carry
         order = jax.random.permutation(key, rollout_size)
         shuffled = jax.tree.map(lambda x: x[order].reshape(minibatches, -1, *x.shape[1:]), data)
-        (params, opt_state), metrics = jax.lax.scan(
-            update_minibatch, (params, opt_state), shuffled, unroll=_unroll()
-        )
+        (params, opt_state), metrics = scan_steps(update_minibatch, (params, opt_state), shuffled)
         return (params, opt_state, data), metrics
 
     def iteration(state: PPOState, key: jax.Array):
@@ -263,8 +261,8 @@ def make_iteration(config: PPOConfig, game: Game | None = None, mesh=None):
 
         # UPDATE
         keys = jax.random.split(train_key, config.epochs)
-        (params, opt_state, _), train_metrics = jax.lax.scan(
-            update_epoch, (state.params, state.opt_state, data), keys, unroll=_unroll()
+        (params, opt_state, _), train_metrics = scan_steps(
+            update_epoch, (state.params, state.opt_state, data), keys
         )
         metrics = {
             **jax.tree.map(jnp.mean, train_metrics),
@@ -283,10 +281,6 @@ def make_iteration(config: PPOConfig, game: Game | None = None, mesh=None):
         return new_state, metrics
 
     return init, iteration
-
-
-def _unroll() -> bool:
-    return jax.default_backend() == "cpu"  # see hexjax.train: fast kernels on XLA:CPU
 
 
 def state_shardings(state: PPOState, mesh):
