@@ -233,3 +233,34 @@ def test_a_short_run_beats_random_and_finds_winning_moves(name, hex3_positions):
     before, after = accuracy(untrained.params), accuracy(state.params)
     assert float(scores.mean()) > 0.6  # random against random: 0.5
     assert after > before + 0.1
+
+
+@pytest.mark.parametrize("size", [3, 4])
+def test_augmented_samples_stay_consistent_with_their_boards(size):
+    """Under every sampled symmetry the move taken is still on an empty cell of the first
+    position, and the last position's legal moves are exactly its empty cells (Hex: a cell is
+    empty where neither stone plane is set)."""
+    game = hexjax.make("hex", size=size)
+    random_player = players.random_player(game)
+    games = players.arena_games(game, random_player, random_player, jax.random.key(3), 40, 0)
+    states = players.positions_of_games(game, games.moves)
+    first = jax.tree.map(lambda x: x[:-1], states)
+    last = jax.tree.map(lambda x: x[1:], states)
+    action = random_player(jax.random.key(4), first)
+    sequences = {
+        "obs": jnp.stack([jax.vmap(game.observe)(s) for s in (first, last)], axis=1),
+        "action": jnp.stack([action, action], axis=1),
+        "legal": jnp.stack([first.legal_action_mask, last.legal_action_mask], axis=1),
+    }
+    out = dqn.augment(game, jax.random.key(5), sequences, steps=1)
+    cells = size * size
+    empty = lambda obs: (obs[..., 0] + obs[..., 1]).reshape(-1, cells) == 0  # noqa: E731
+    first_empty, last_empty = (
+        np.asarray(empty(out["first_obs"])),
+        np.asarray(empty(out["last_obs"])),
+    )
+    taken = np.asarray(out["action"][:, 0])
+    assert first_empty[np.arange(len(taken)), taken].all()
+    np.testing.assert_array_equal(np.asarray(out["legal"][:, 1]), last_empty)
+    # Some rows were really transformed (not only the identity).
+    assert (taken != np.asarray(action)).any()
