@@ -80,3 +80,22 @@ def batch_sizes(config) -> tuple[int, ...]:
 def check_divisible(config, mesh) -> None:
     sharding.check_divisible("selfplay_games", config.selfplay_games, mesh)
     sharding.check_divisible("optimizer.batch_size", config.optimizer.batch_size, mesh)
+
+
+def state_shardings(state, mesh, columns: tuple[str, ...] = ()):
+    """Shardings for a baseline's state: the games in flight and their ply counters split along
+    the game axis, the fields named in `columns` (time-major [T, B, ...] arrays) along their
+    second axis (their scalars replicated), everything else (parameters, optimizer state,
+    counters) replicated."""
+    replicated = sharding.replicated(mesh)
+    games = sharding.NamedSharding(mesh, sharding.PartitionSpec(sharding.AXIS))
+    second = sharding.NamedSharding(mesh, sharding.PartitionSpec(None, sharding.AXIS))
+
+    def layout(name, tree):
+        if name in ("games", "plies"):
+            return jax.tree.map(lambda _: games, tree)
+        if name in columns:
+            return jax.tree.map(lambda x: replicated if x.ndim == 0 else second, tree)
+        return jax.tree.map(lambda _: replicated, tree)
+
+    return state.replace(**{name: layout(name, tree) for name, tree in state.items()})

@@ -39,7 +39,6 @@ import numpy as np
 import optax
 
 from hexjax import network as network_lib
-from hexjax import sharding
 from hexjax.baselines import common
 from hexjax.games import Game, State
 from hexjax.network import NetworkConfig
@@ -400,19 +399,4 @@ def make_iteration(config: DQNConfig, game: Game | None = None, mesh=None):
 
 def state_shardings(state: DQNState, mesh):
     """Games split along the game axis, the ring along its columns, the rest replicated."""
-    replicated = sharding.replicated(mesh)
-    games = sharding.NamedSharding(mesh, sharding.PartitionSpec(sharding.AXIS))
-    columns = sharding.NamedSharding(mesh, sharding.PartitionSpec(None, sharding.AXIS))
-    ring = jax.tree.map(lambda x: replicated if x.ndim == 0 else columns, state.replay)
-    return state.replace(
-        params=jax.tree.map(lambda _: replicated, state.params),
-        target_params=jax.tree.map(lambda _: replicated, state.target_params),
-        opt_state=jax.tree.map(lambda _: replicated, state.opt_state),
-        pool=jax.tree.map(lambda _: replicated, state.pool),
-        pool_count=replicated,
-        games=jax.tree.map(lambda _: games, state.games),
-        plies=games,
-        replay=ring,
-        iteration=replicated,
-        updates=replicated,
-    )
+    return common.state_shardings(state, mesh, columns=("replay",))

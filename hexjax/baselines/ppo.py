@@ -28,7 +28,6 @@ import jax.numpy as jnp
 import optax
 
 from hexjax import network as network_lib
-from hexjax import sharding
 from hexjax.baselines import common
 from hexjax.games import Game, State
 from hexjax.network import NetworkConfig
@@ -285,13 +284,4 @@ def make_iteration(config: PPOConfig, game: Game | None = None, mesh=None):
 
 def state_shardings(state: PPOState, mesh):
     """Games split along the game axis, the rest replicated."""
-    replicated = sharding.replicated(mesh)
-    games = sharding.NamedSharding(mesh, sharding.PartitionSpec(sharding.AXIS))
-    return state.replace(
-        params=jax.tree.map(lambda _: replicated, state.params),
-        opt_state=jax.tree.map(lambda _: replicated, state.opt_state),
-        games=jax.tree.map(lambda _: games, state.games),
-        plies=games,
-        iteration=replicated,
-        updates=replicated,
-    )
+    return common.state_shardings(state, mesh)
