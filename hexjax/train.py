@@ -168,7 +168,7 @@ def scan_steps(step, carry, xs):
     XLA:CPU compiles the backward convolutions of a while-loop body to a slow generic loop
     (0.05x the same step jitted alone, `bench.py --sgd-loop`); unrolled, the steps use the fast
     kernels. So on CPU the steps are unrolled when traced; `lax.scan(unroll=True)` would not do
-    for one step, which it still compiles as a loop (PPO with one epoch ran 8x slower).
+    for one step, which it still compiles as a loop (PPO with one epoch ran many times slower).
     Accelerators keep the loop (shorter compile, same speed)."""
     length = jax.tree.leaves(xs)[0].shape[0]
     if jax.default_backend() != "cpu" or length == 0:
