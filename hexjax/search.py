@@ -8,6 +8,8 @@ the game and evaluates the network on the child:
   parent was already over (a finished game is absorbing and pays nothing more);
 - discount: -1 between plies (the next node is valued by the other player: every ply, passes and
   swaps included, hands the move over), 0 once the game is over, and the value there is 0;
+  `SearchConfig.discount` < 1 makes it -discount, so that an outcome k plies ahead is worth
+  discount^k: the search then prefers the quicker of two wins and the slower of two losses;
 - illegal actions get prior logits of -inf-like (float32 min) at every node, and the selection
   rule refuses them (mctx's `invalid_actions` covers only the root). Gumbel's interior rule
   already never picks a zero-prior action while a legal one exists; PUCT's does (a legal child
@@ -45,6 +47,10 @@ class SearchConfig:
     pb_c_init: float = 1.25
     pb_c_base: float = 19652.0
     temperature_plies: int = 10  # PUCT: sample by visit counts this many plies, then best
+    # Per ply: an outcome k plies ahead is worth discount^k. Below 1 the search (and the value
+    # targets, which use the same rate) tell a quick loss from a long fight: a lost position is
+    # played to make the opponent find the longest win, not given up.
+    discount: float = 1.0
 
     def __post_init__(self):
         if self.policy not in ("gumbel", "puct"):
@@ -53,6 +59,8 @@ class SearchConfig:
             raise ValueError(f"num_simulations must be at least 1, got {self.num_simulations}")
         if self.max_considered_actions < 1:
             raise ValueError("max_considered_actions must be at least 1")
+        if not 0.0 < self.discount <= 1.0:
+            raise ValueError(f"discount must be in (0, 1], got {self.discount}")
 
 
 @chex.dataclass(frozen=True)
@@ -73,7 +81,7 @@ def _evaluate(game: Game, net, params, states: State) -> tuple[jax.Array, jax.Ar
     return masked_logits(logits, states.legal_action_mask), value
 
 
-def _recurrent_fn(game: Game, net, params, key, action, states: State):
+def _recurrent_fn(game: Game, net, discount: float, params, key, action, states: State):
     del key  # the games and the network are deterministic
     mover = states.current_player
     children = jax.vmap(game.step)(states, action)
@@ -83,7 +91,7 @@ def _recurrent_fn(game: Game, net, params, key, action, states: State):
     over = children.terminated
     output = mctx.RecurrentFnOutput(
         reward=reward,
-        discount=jnp.where(over, 0.0, -1.0),
+        discount=jnp.where(over, 0.0, -discount),
         prior_logits=logits,
         value=jnp.where(over, 0.0, value),
     )
@@ -110,7 +118,7 @@ def make_search(game: Game, net, config: SearchConfig):
 
     `ply` (the plies played in each game) drives PUCT's temperature schedule; Gumbel ignores it.
     """
-    recurrent_fn = functools.partial(_recurrent_fn, game, net)
+    recurrent_fn = functools.partial(_recurrent_fn, game, net, config.discount)
 
     def search(params, key: jax.Array, states: State, ply: jax.Array | None = None):
         logits, value = _evaluate(game, net, params, states)

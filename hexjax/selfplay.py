@@ -101,13 +101,14 @@ def play(game: Game, search, params, key, state: SelfPlayState, plies: int):
     return state.replace(games=games, plies=count), trajectory
 
 
-def value_targets(sequence: Trajectory) -> tuple[jax.Array, jax.Array]:
+def value_targets(sequence: Trajectory, discount: float = 1.0) -> tuple[jax.Array, jax.Array]:
     """(value float32[T, B], finished bool[T, B]) for a [T, B] sequence: the outcome of the
-    position's game from its mover's view, where that game has ended within the sequence."""
+    position's game from its mover's view, where that game has ended within the sequence,
+    times discount^k for a position k plies before the game's last move (the search's rate)."""
 
     def back(carry, row):
         outcome, known = carry
-        outcome = jnp.where(row.done[:, None], row.outcome, outcome)
+        outcome = jnp.where(row.done[:, None], row.outcome, discount * outcome)
         known = known | row.done
         value = jnp.take_along_axis(outcome, row.mover[:, None], axis=1)[:, 0]
         return (outcome, known), (value, known & row.valid)
@@ -118,15 +119,15 @@ def value_targets(sequence: Trajectory) -> tuple[jax.Array, jax.Array]:
     return value, finished
 
 
-def settle(state: SelfPlayState, trajectory: Trajectory):
+def settle(state: SelfPlayState, trajectory: Trajectory, discount: float = 1.0):
     """Join the pending rows with a new trajectory: (new state, finished rows flat).
 
     Returns the state with its pending buffer replaced and the finished positions as a flat
     Trajectory [(P + T) * B] plus their value targets and a `ready` mask: the caller adds the
-    `ready` rows to the replay buffer."""
+    `ready` rows to the replay buffer; `discount` as in `value_targets`."""
     pending_length = state.pending.mover.shape[0]
     sequence = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), state.pending, trajectory)
-    value, finished = value_targets(sequence)
+    value, finished = value_targets(sequence, discount)
     # The open game of each slot started after its last `done`, so it lies in the last P rows.
     tail = jax.tree.map(lambda x: x[-pending_length:], sequence)
     pending = tail.replace(valid=tail.valid & ~finished[-pending_length:])

@@ -232,7 +232,7 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         games, trajectory = selfplay.play(
             game, search, state.params, play_key, state.selfplay, config.plies_per_iteration
         )
-        games, rows, value, ready = selfplay.settle(games, trajectory)
+        games, rows, value, ready = selfplay.settle(games, trajectory, config.search.discount)
         buffer = replay_lib.add(state.replay, rows.obs, rows.policy, value, ready)
         # TRAINING
         keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)

@@ -85,3 +85,30 @@ def test_search_values_are_from_the_movers_view():
     assert (np.asarray(result.policy)[:, win] > 0.9).all()
     q = np.asarray(result.tree.summary().qvalues)  # the reward and value for Black
     assert np.allclose(q[:, win], 1.0) and (q[:, lose] < -0.5).all()
+
+
+@pytest.mark.parametrize("discount", [1.0, 0.9])
+def test_the_tree_discounts_each_ply_by_the_configured_rate(discount):
+    """Every edge to a game in progress hands the value over as -discount; an edge that ends
+    the game pays its reward and nothing after it (discount 0)."""
+    game = hexjax.make("hex", size=3)
+    states = positions(game, count=8, plies=3)
+    net = network_lib.make_network(network_lib.NetworkConfig(preset="tiny"), game.num_actions)
+    params = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
+    config = SearchConfig(num_simulations=32, max_considered_actions=9, discount=discount)
+    result = jax.jit(make_search(game, net, config))(params, jax.random.key(1), states)
+    tree = result.tree
+    expanded = np.asarray(tree.children_index) >= 0
+    child = np.maximum(np.asarray(tree.children_index), 0)
+    rows = np.arange(child.shape[0])[:, None, None]
+    over = np.asarray(tree.embeddings.terminated)[rows, child]  # [B, node, action]
+    discounts = np.asarray(tree.children_discounts)
+    assert expanded.sum() > 8 and (expanded & over).any() and (expanded & ~over).any()
+    assert np.allclose(discounts[expanded & ~over], -discount)
+    assert np.allclose(discounts[expanded & over], 0.0)
+
+
+def test_discount_outside_zero_to_one_is_refused():
+    for bad in (0.0, -0.5, 1.5):
+        with pytest.raises(ValueError, match="discount"):
+            SearchConfig(discount=bad)

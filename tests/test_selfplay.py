@@ -83,3 +83,17 @@ def test_no_position_is_lost_or_duplicated():
     assert games > 8  # several games finished, each with all its positions
     values = np.asarray(buffer.value)[: int(buffer.size)]
     assert set(np.unique(values)) <= {-1.0, 0.0, 1.0}
+
+
+def test_discounted_value_targets_shrink_with_the_plies_left():
+    """With discount g, a position k plies before the game's last move is worth g^k of the
+    outcome from its mover's view: the winner's last move 1, the loser's move before it -g."""
+    game = hexjax.make("hex", size=3)
+    state = selfplay.init_selfplay(game, jax.random.key(0), batch=1)
+    search = scripted_search(game, SCRIPT)
+    state, trajectory = selfplay.play(game, search, None, jax.random.key(1), state, plies=5)
+    value, finished = selfplay.value_targets(trajectory, discount=0.5)
+    assert np.asarray(finished).all()
+    assert np.asarray(value)[:, 0].tolist() == [0.0625, -0.125, 0.25, -0.5, 1.0]
+    value, _ = selfplay.value_targets(trajectory)
+    assert np.asarray(value)[:, 0].tolist() == [1, -1, 1, -1, 1]
