@@ -5,9 +5,9 @@ Opponents by spec: `random`, `greedy`, `mcts:N` (UCT with random playouts, N sim
 `checkpoint:PATH[@STEP]` (another run's agent, as it plays). An AlphaZero agent searches
 `--simulations` per move deterministically (Gumbel without noise); a DQN or PPO run's agent
 (train_dqn.py, train_ppo.py) plays its network's best legal action, without search. Games alternate
-colours, and each opening (`--opening-plies` random plies, or the lines of an `--openings` file) is
-played once with each colour. Prints a table and writes JSON (default:
-<checkpoint>/evaluation.json); `--records` keeps every game's moves
+colours, and each opening (`--opening-plies` random plies, the lines of an `--openings` file, or
+`--openings first-moves`: every legal first move) is played once with each colour. Prints a
+table and writes JSON (default: <checkpoint>/evaluation.json); `--records` keeps every game's moves
 (<checkpoint>/records/<opponent>.txt, loadable with `game.from_moves`). `--all-steps` evaluates
 every kept checkpoint of the run and draws the score against training minutes
 (<checkpoint>/plots/curve.png). `--elo` plays a round robin between every kept checkpoint and the
@@ -34,6 +34,8 @@ from hexjax import elo, hex_solver, players, plots, puzzles, run, sharding, tour
 from hexjax import network as network_lib
 from hexjax import search as search_lib
 from hexjax.checkpoint import CheckpointError
+
+FIRST_MOVES = "first-moves"  # --openings: every legal first move
 
 
 class _Agent(NamedTuple):
@@ -104,8 +106,16 @@ def _parse(argv):
     parser.add_argument("--opponent", action="append", help="repeatable; default: random")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--simulations", type=int, default=64)
-    parser.add_argument("--opening-plies", type=int, default=2)
-    parser.add_argument("--openings", help="a file of openings, one move list a line")
+    parser.add_argument(
+        "--opening-plies",
+        type=int,
+        help="uniformly random plies before the players take over "
+        "(default: 2, or 0 after --openings)",
+    )
+    parser.add_argument(
+        "--openings",
+        help="a file of openings, one move list a line, or `first-moves`: every legal first move",
+    )
     parser.add_argument("--records", action="store_true", help="keep every game's moves")
     parser.add_argument(
         "--elo", action="store_true", help="round robin of every kept checkpoint and opponent"
@@ -142,6 +152,8 @@ def _parse(argv):
         )
     if (args.all_steps or args.elo) and args.step is not None:
         raise ValueError("give --step, or --all-steps / --elo (every kept checkpoint), not both")
+    if args.opening_plies is None:
+        args.opening_plies = 0 if args.openings else 2
     if args.opening_plies < 0 or args.simulations < 1:
         raise ValueError("--opening-plies must not be negative and --simulations positive")
     return args
@@ -170,7 +182,7 @@ def main(argv=None) -> int:
         game = latest.game
         specs = args.opponent or ["random"]
         opponents = {spec: _opponent(spec, game, args.simulations) for spec in specs}
-        openings = players.load_openings(game, args.openings) if args.openings else None
+        openings = _openings(args, game)
         positions = [game.from_moves(moves) for moves in args.position]
         if args.solver_accuracy and (game.name != "hex" or game.size > hex_solver.MAX_SIZE):
             raise ValueError(f"the exact solver plays hex up to 7x7, not {game!r}")
@@ -199,6 +211,25 @@ def main(argv=None) -> int:
     out = pathlib.Path(args.out or out_dir / "evaluation.json")
     out.write_text(json.dumps(record, indent=2))
     return 0
+
+
+def _openings(args, game):
+    """The --openings move lists (int32[M, L]) or None; warns when the games do not play each
+    one equally often."""
+    if not args.openings:
+        return None
+    if args.openings == FIRST_MOVES:
+        openings = players.first_move_openings(game)
+    else:
+        openings = players.load_openings(game, args.openings)
+    if (args.games // 2) % len(openings):
+        print(
+            f"note: {len(openings)} openings do not divide {args.games // 2} games a colour; "
+            f"some are played once more than others (--games {2 * len(openings)} plays each "
+            "once with each colour)",
+            file=sys.stderr,
+        )
+    return openings
 
 
 def _settings(args, game) -> dict:

@@ -282,6 +282,13 @@ def load_openings(game: Game, path) -> np.ndarray:
     return np.asarray(rows, np.int32)
 
 
+def first_move_openings(game: Game) -> np.ndarray:
+    """int32[M, 1]: every legal first move, one opening each. Played with both colours, this is
+    computer Hex's usual test set: no opening is drawn twice or left out by chance, and a first
+    move that gives one side a won game gives it to each player once."""
+    return np.asarray(game.legal_actions(game.new_state()), np.int32)[:, None]
+
+
 def write_records(game: Game, moves, path) -> None:
     """One game a line, its moves in the game's notation (loadable with `game.from_moves`)."""
     lines = [game.format_moves([int(a) for a in row if a >= 0]) for row in np.asarray(moves)]

@@ -89,6 +89,24 @@ def test_records_openings_and_position_plots(tiny_run, tmp_path):
         assert (tiny_run / "plots" / name).stat().st_size > 0
 
 
+def test_every_first_move_once_with_each_colour_and_no_random_plies(tiny_run, tmp_path, capsys):
+    argv = ["--checkpoint", str(tiny_run), "--games", "32", "--simulations", "2",
+            "--opponent", "random", "--openings", "first-moves", "--records",
+            "--out", str(tmp_path / "f.json")]  # fmt: skip
+    assert load("evaluate").main(argv) == 0
+    assert "note:" not in capsys.readouterr().err  # 16 first moves, 16 games a colour
+    lines = (tiny_run / "records" / "random.txt").read_text().splitlines()
+    firsts = [line.split()[0] for line in lines]
+    assert sorted(firsts[:16]) == sorted(f"{c}{r}" for c in "abcd" for r in "1234")
+    assert firsts[16:] == firsts[:16]  # the same opening with the other colour
+    json_record = json.loads((tmp_path / "f.json").read_text())
+    assert json_record["openings"] == "first-moves" and json_record["opening_plies"] == 0
+    # six games a colour cannot play 16 openings equally often: said, not refused
+    argv[3] = "12"
+    assert load("evaluate").main(argv) == 0
+    assert "16 openings do not divide 6 games a colour" in capsys.readouterr().err
+
+
 def test_elo_round_robin_of_checkpoints_and_baselines(tiny_run, tmp_path, capsys):
     out = tmp_path / "elo.json"
     argv = ["--checkpoint", str(tiny_run), "--elo", "--opponent", "greedy", "--games", "4",

@@ -126,6 +126,20 @@ def test_openings_file_is_played_in_order_with_each_colour(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("name", "kwargs", "expected"),
+    [
+        ("hex", {"size": 3}, ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"]),
+        ("othello", {"size": 8}, ["d3", "c4", "f5", "e6"]),
+    ],
+)
+def test_first_move_openings_are_every_legal_first_move(name, kwargs, expected):
+    game = hexjax.make(name, **kwargs)
+    openings = players.first_move_openings(game)
+    assert openings.shape == (len(expected), 1) and openings.dtype == np.int32
+    assert sorted(game.format_moves(row) for row in openings) == sorted(expected)
+
+
+@pytest.mark.parametrize(
     ("text", "message"),
     [
         ("a1 a1\n", "line 1"),
