@@ -284,7 +284,7 @@ def load_openings(game: Game, path) -> np.ndarray:
 
 def first_move_openings(game: Game) -> np.ndarray:
     """int32[M, 1]: every legal first move, one opening each. Played with both colours, this is
-    computer Hex's usual test set: no opening is drawn twice or left out by chance, and a first
+    a common test set in computer Hex: no opening is drawn twice or left out by chance, and a first
     move that gives one side a won game gives it to each player once."""
     return np.asarray(game.legal_actions(game.new_state()), np.int32)[:, None]
 
