@@ -32,7 +32,7 @@ import jax.numpy as jnp
 
 import hexjax
 from hexjax import sharding
-from hexjax.sampling import random_legal_action
+from hexjax.games import random_legal_action
 
 
 def make_random_play(init: Callable, step: Callable, batch: int, num_steps: int) -> Callable:

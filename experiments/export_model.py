@@ -1,47 +1,11 @@
-"""Store a training run's network as a model: `python experiments/export_model.py
---checkpoint runs/hex7 --name hex7` writes hexjax/models/hex7.json and hex7.msgpack.
-
-The JSON keeps the run's config (game, network, search) and how it was trained (iterations and
-training minutes of the checkpoint, plus `--command`, the command that trained it). The play
-front ends load shipped models by game (`Agent.shipped("hex", size=7)`) or by name.
+"""Store a training run's network as a shipped model: `python experiments/export_model.py
+--checkpoint runs/hex7 --name hex7`. The same command as `hexjax-export-model`; see
+hexjax/commands/export_model.py.
 """
 
-from __future__ import annotations
-
-import argparse
-import pathlib
 import sys
 
-from hexjax import run
-from hexjax.checkpoint import CheckpointError
-from hexjax.play import models
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checkpoint", required=True, help="a training run's --workdir")
-    parser.add_argument("--step", type=int, help="checkpoint step (default: the latest)")
-    parser.add_argument("--name", required=True, help="model name, e.g. hex7")
-    parser.add_argument("--command", default="", help="the command that trained the run")
-    parser.add_argument("--directory", default=str(models.MODELS_DIR), help="where to write")
-    args = parser.parse_args(argv)
-    if not args.name.replace("-", "").replace("_", "").isalnum():
-        parser.error(f"--name must be letters, digits, - and _, got {args.name!r}")
-    try:
-        config, state, meta = run.restore_run(args.checkpoint, args.step)
-    except (ValueError, CheckpointError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    trained = {
-        "iterations": int(meta["iteration"]),
-        "minutes": round(float(meta.get("elapsed_seconds", 0.0)) / 60, 1),
-        "command": args.command,
-    }
-    models.export(config, state.params, args.name, {"trained": trained}, args.directory)
-    size = sum(p.stat().st_size for p in pathlib.Path(args.directory).glob(f"{args.name}.*"))
-    print(f"wrote model {args.name} ({size / 1024:.0f} KiB) to {args.directory}")
-    return 0
-
+from hexjax.commands.export_model import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,64 +1,10 @@
 """A run's periodic evaluations averaged over windows of training minutes:
-`python experiments/metrics_windows.py --workdir runs/othello8 --minutes 6`.
+`python experiments/metrics_windows.py --workdir runs/othello8 --minutes 6`
+(hexjax/commands/metrics_windows.py)."""
 
-Reads `metrics.jsonl` (one record per iteration; every `--eval-every` iterations the score
-against the random and the greedy player) and prints, per window, the mean score of the
-evaluations that fall in it, as a markdown table. A resumed run may log iterations twice
-(those after its last checkpoint, played again); the later record of each iteration is kept.
-"""
-
-from __future__ import annotations
-
-import argparse
-import json
-import pathlib
 import sys
 
-
-def windows(records: list[dict], minutes: float) -> list[tuple[float, dict[str, float], int]]:
-    """(window start in minutes, {opponent: mean score}, evaluations) per non-empty window."""
-    by_iteration = {r["iteration"]: r for r in records}  # the later record wins
-    evaluations = [r for r in by_iteration.values() if "vs_random" in r]
-    rows = []
-    start = 0.0
-    while evaluations and start * 60 <= max(r["elapsed_seconds"] for r in evaluations):
-        inside = [
-            r for r in evaluations if start * 60 <= r["elapsed_seconds"] < (start + minutes) * 60
-        ]
-        if inside:
-            names = [
-                k for k in inside[0] if k.startswith("vs_") and not k.endswith(("_low", "_high"))
-            ]
-            means = {k[3:]: sum(r[k] for r in inside) / len(inside) for k in names}
-            rows.append((start, means, len(inside)))
-        start += minutes
-    return rows
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workdir", required=True, help="a training run's --workdir")
-    parser.add_argument("--minutes", type=float, default=6.0, help="window length")
-    args = parser.parse_args(argv)
-    path = pathlib.Path(args.workdir) / "metrics.jsonl"
-    if not path.is_file():
-        print(f"error: {path} does not exist", file=sys.stderr)
-        return 2
-    if args.minutes <= 0:
-        parser.error(f"--minutes must be positive, got {args.minutes}")
-    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    rows = windows(records, args.minutes)
-    if not rows:
-        print(f"error: {path} holds no evaluations", file=sys.stderr)
-        return 2
-    names = list(rows[0][1])
-    print("| minutes | " + " | ".join(f"vs {n}" for n in names) + " | evaluations |")
-    print("|---" * (len(names) + 2) + "|")
-    for start, means, count in rows:
-        scores = " | ".join(f"{100 * means.get(n, float('nan')):.1f}%" for n in names)
-        print(f"| {start:g}-{start + args.minutes:g} | {scores} | {count} |")
-    return 0
-
+from hexjax.commands.metrics_windows import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import mctx
 
 import hexjax
-from hexjax import players
+from hexjax.evaluation import players
 
 
 def _mctx_uct_selection(rng_key, tree, node_index, depth, *, exploration):

@@ -21,9 +21,10 @@ import jax.numpy as jnp
 import mctx
 
 import hexjax
-from hexjax import network as network_lib
-from hexjax import selfplay, sharding
-from hexjax.search import SearchConfig, make_search
+from hexjax import sharding
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero import selfplay
+from hexjax.alphazero.search import SearchConfig, make_search
 
 
 def hexjax_selfplay(game, net, config: SearchConfig, batch: int, plies: int, mesh=None):

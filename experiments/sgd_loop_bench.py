@@ -9,8 +9,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from hexjax import network as network_lib
-from hexjax.train import PRESETS, make_train_step
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero.iteration import PRESETS, make_train_step
 
 
 def engines(steps: int = 8):

@@ -5,13 +5,13 @@ Same conventions as experiments/train.py (--game, --board, --rule, --swap, --pre
 as flags, e.g. `--double_dqn false`, `--n_step 3`, `--opponent pool`, `--shaping 0.01`,
 `--epsilon_iterations 500` (see --help). Evaluate with
 `python experiments/evaluate.py --checkpoint runs/hex7-dqn` (it plays its best legal Q-value).
-"""
 
-from __future__ import annotations
+The same command as `hexjax-train-dqn` (hexjax/commands/train.py).
+"""
 
 import sys
 
-from hexjax import train_cli, trainers
+from hexjax.commands.train import main_dqn
 
 if __name__ == "__main__":
-    sys.exit(train_cli.main(None, trainers.DQN, __doc__.splitlines()[0]))
+    sys.exit(main_dqn())

@@ -5,13 +5,13 @@ Same conventions as experiments/train.py (--game, --board, --rule, --swap, --pre
 as flags, e.g. `--epochs 4`, `--gae_lambda 0.95`, `--clip_ratio 0.2`, `--entropy_coef 0.01`,
 `--optimizer.batch_size 512` (see --help). Evaluate with
 `python experiments/evaluate.py --checkpoint runs/hex7-ppo` (it plays its likeliest legal move).
-"""
 
-from __future__ import annotations
+The same command as `hexjax-train-ppo` (hexjax/commands/train.py).
+"""
 
 import sys
 
-from hexjax import train_cli, trainers
+from hexjax.commands.train import main_ppo
 
 if __name__ == "__main__":
-    sys.exit(train_cli.main(None, trainers.PPO, __doc__.splitlines()[0]))
+    sys.exit(main_ppo())

@@ -33,7 +33,9 @@ __all__ = [
     "check_divisible",
     "cpu_cores",
     "fitting_count",
+    "jit_iteration",
     "minibatch_sharding",
+    "place",
     "replicated",
     "selfplay_shardings",
     "split_cpu",
@@ -127,3 +129,20 @@ def replicated(mesh: Mesh) -> NamedSharding:
 
 def minibatch_sharding(mesh: Mesh) -> NamedSharding:
     return NamedSharding(mesh, PartitionSpec(AXIS))
+
+
+def place(state, mesh, shardings=state_shardings):
+    """Put a training state on the mesh's devices, laid out by `shardings(state, mesh)`
+    (default: a TrainState's games and replay split, the rest replicated)."""
+    return jax.device_put(state, shardings(state, mesh))
+
+
+def jit_iteration(iteration, state, mesh=None, shardings=state_shardings):
+    """`iteration` jitted once; with a mesh, its state keeps the layout of `place`."""
+    if mesh is None:
+        return jax.jit(iteration)
+    layout = shardings(state, mesh)
+    copied = replicated(mesh)
+    jitted = jax.jit(iteration, in_shardings=(layout, copied), out_shardings=(layout, None))
+    # Keys made on one device (e.g. restored) are copied to all before the call.
+    return lambda state, key: jitted(state, jax.device_put(key, copied))

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import hexjax
-from hexjax import config_io, hex_solver, players, trainers
 from hexjax.baselines import common, dqn, ppo
+from hexjax.evaluation import arena, hex_solver, players
+from hexjax.training import algorithms, config_io
 
 T, F = True, False
 
@@ -128,7 +129,7 @@ def tiny(trainer, **changes):
 
 @pytest.mark.parametrize("name", ["dqn", "ppo"])
 def test_iterations_compile_once_and_every_recorded_move_is_legal(name):
-    trainer = trainers.get(name)
+    trainer = algorithms.get(name)
     changes = {"opponent": "pool"} if name == "dqn" else {}
     init, iteration = trainer.make_iteration(tiny(trainer, **changes), None, None)
     chex.clear_trace_counter()
@@ -197,8 +198,8 @@ def hex3_positions():
     solver's set of winning moves."""
     game = hexjax.make("hex", size=3)
     random_player = players.random_player(game)
-    games = players.arena_games(game, random_player, random_player, jax.random.key(7), 200, 0)
-    states = players.positions_of_games(game, games.moves)
+    games = arena.arena_games(game, random_player, random_player, jax.random.key(7), 200, 0)
+    states = arena.positions_of_games(game, games.moves)
     solver = hex_solver.HexSolver(3)
     boards, to_play = np.asarray(states.board), np.asarray(states.current_player)
     winnable = np.asarray(
@@ -211,7 +212,7 @@ def hex3_positions():
 @pytest.mark.parametrize("name", ["dqn", "ppo"])
 def test_a_short_run_beats_random_and_finds_winning_moves(name, hex3_positions):
     game, states, solver = hex3_positions
-    trainer = trainers.get(name)
+    trainer = algorithms.get(name)
     config = tiny(trainer, **{"game.size": 3})
     init, iteration = trainer.make_iteration(config, game, None)
     iteration = jax.jit(iteration)
@@ -227,9 +228,7 @@ def test_a_short_run_beats_random_and_finds_winning_moves(name, hex3_positions):
         return hex_solver.accuracy(solver, boards, to_play, np.asarray(actions))["accuracy"]
 
     random_player = players.random_player(game)
-    scores = players.arena(
-        game, make_player(state.params), random_player, jax.random.key(5), 400, 0
-    )
+    scores = arena.arena(game, make_player(state.params), random_player, jax.random.key(5), 400, 0)
     before, after = accuracy(untrained.params), accuracy(state.params)
     assert float(scores.mean()) > 0.6  # random against random: 0.5
     assert after > before + 0.1
@@ -242,8 +241,8 @@ def test_augmented_samples_stay_consistent_with_their_boards(size):
     empty where neither stone plane is set)."""
     game = hexjax.make("hex", size=size)
     random_player = players.random_player(game)
-    games = players.arena_games(game, random_player, random_player, jax.random.key(3), 40, 0)
-    states = players.positions_of_games(game, games.moves)
+    games = arena.arena_games(game, random_player, random_player, jax.random.key(3), 40, 0)
+    states = arena.positions_of_games(game, games.moves)
     first = jax.tree.map(lambda x: x[:-1], states)
     last = jax.tree.map(lambda x: x[1:], states)
     action = random_player(jax.random.key(4), first)

@@ -5,10 +5,10 @@ import io
 import jax
 import numpy as np
 import pytest
-from experiment_scripts import load_experiment
-from play_models import make_tiny_model
+from support.play_models import make_tiny_model
 
 import hexjax
+from hexjax.commands import play as play_command
 from hexjax.play import Agent, Agents, Match, ModelError, MoveError, models
 from hexjax.play.terminal import TerminalGame, draw
 
@@ -208,7 +208,7 @@ def test_the_board_marks_the_last_move_and_hints():
 
 
 def _play_cli():
-    return load_experiment("play")
+    return play_command
 
 
 def test_the_play_command_reports_a_missing_model(capsys, model_dir):

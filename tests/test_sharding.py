@@ -11,7 +11,7 @@ import pytest
 
 @pytest.fixture(scope="module")
 def findings():
-    script = pathlib.Path(__file__).with_name("multidevice_check.py")
+    script = pathlib.Path(__file__).parent / "support" / "multidevice_check.py"
     done = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, timeout=900, check=False
     )

@@ -14,8 +14,8 @@ import jax
 import jax.numpy as jnp
 
 from hexjax import sharding
+from hexjax.alphazero.selfplay import reset_finished
 from hexjax.games import Game, State
-from hexjax.selfplay import reset_finished
 
 
 @chex.dataclass(frozen=True)

@@ -38,13 +38,12 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from hexjax import network as network_lib
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero.network import NetworkConfig
+from hexjax.alphazero.optimizer import OptimizerConfig, scan_steps
+from hexjax.alphazero.search import masked_logits
 from hexjax.baselines import common
-from hexjax.games import Game, State
-from hexjax.network import NetworkConfig
-from hexjax.sampling import random_legal_action
-from hexjax.search import masked_logits
-from hexjax.train import GameConfig, OptimizerConfig, scan_steps
+from hexjax.games import Game, GameConfig, State, random_legal_action
 
 
 @dataclasses.dataclass(frozen=True)

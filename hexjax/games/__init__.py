@@ -1,4 +1,9 @@
-"""Game registry: `make(name, **options)` and `available_games()`."""
+"""The games: pure, jittable rules behind one contract (`Game`, docs/design.md).
+
+`make(name, **options)` builds one (`make("hex", size=7, swap=True)`); `GameConfig` is the
+typed record of a game that configs, checkpoints and models carry; `random_legal_action` draws
+uniformly among a batch's legal moves.
+"""
 
 from __future__ import annotations
 
@@ -6,31 +11,13 @@ from hexjax.games._base import Game, State, Symmetry
 from hexjax.games.gomoku import Gomoku
 from hexjax.games.hex import Hex, HexState
 from hexjax.games.othello import Othello, OthelloState
-
-_REGISTRY: dict[str, type[Game]] = {"hex": Hex, "gomoku": Gomoku, "othello": Othello}
-
-
-def available_games() -> list[str]:
-    """Names accepted by `make`."""
-    return sorted(_REGISTRY)
-
-
-def make(name: str, **options) -> Game:
-    """A game by name with its options, e.g. `make("hex", size=7, swap=True)`."""
-    try:
-        cls = _REGISTRY[name]
-    except (KeyError, TypeError):
-        raise ValueError(
-            f"unknown game {name!r}; available: {', '.join(available_games())}"
-        ) from None
-    try:
-        return cls(**options)
-    except TypeError as error:
-        raise ValueError(f"bad options for {name!r}: {error}") from None
-
+from hexjax.games.registry import DEFAULT_SIZES, GameConfig, available_games, make
+from hexjax.games.sampling import random_legal_action
 
 __all__ = [
+    "DEFAULT_SIZES",
     "Game",
+    "GameConfig",
     "Gomoku",
     "Hex",
     "HexState",
@@ -40,4 +27,5 @@ __all__ = [
     "Symmetry",
     "available_games",
     "make",
+    "random_legal_action",
 ]

@@ -22,12 +22,12 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from hexjax.sampling import random_legal_action
+from hexjax.games.sampling import random_legal_action
 
 
 @struct.dataclass
 class State:
-    """Fields every game state has (see DESIGN.md); games subclass it to add private fields."""
+    """Fields every game state has (see docs/design.md); games subclass it to add private fields."""
 
     board: jax.Array  # int8[n, n]: 0 empty, 1 player 0's stone, 2 player 1's stone
     current_player: jax.Array  # int32: side to move, 0 moves first

@@ -42,16 +42,13 @@ a double-three. For a doubtful point p:
   y's own threes are counted naively.
 
 That is the recursion bound: depth 3 (p, x, y), each read on the board with the points before
-it. Why it suffices in practice: a wrong answer needs a y whose naive double-three is itself
-fake, a fourth nested double-three structure within a few cells, and none of the 1.9 million
-points compared against the fully recursive reference (tests/renju_oracle.py: 10,000 positions
-from random 15x15 games and 300 crowded composed boards, plus 9x9 and 19x19 boards) needs it:
-they all agree exactly. It is not a proof: such positions can be composed, and there the answer
-is the depth-3 one. Nothing depends on the board size; a larger board only has room for more
-doubtful points in one position (13 on 60 crowded 19x19 boards), hence the slots in proportion
-to the area above 15x15 (a 9x9 board held 6).
-(An earlier whole-board version read y without p on the board; it missed exactly this case,
-kept as a golden position.)
+it. A wrong answer needs a y whose naive double-three is itself fake, a fourth nested
+double-three structure within a few cells; the differential against the fully recursive
+reference (tests/support/renju_oracle.py) on random and crowded boards, and its measured
+agreement, are in docs/games.md. It is not a proof: such positions can be composed, and there
+the answer is the depth-3 one. Nothing depends on the board size; a larger board only has room
+for more doubtful points in one position, hence the slots in proportion to the area above
+15x15. A golden position keeps the case where y must be read with p on the board.
 """
 
 from __future__ import annotations
@@ -229,7 +226,7 @@ class Forbidden:
 
     def _lookup(self, codes: jax.Array) -> jax.Array:
         # The barrier materialises the lookups once; otherwise XLA fuses the gather into every
-        # consumer and repeats it (measured: the mask ran 2-3x slower).
+        # consumer and repeats it, which makes the whole mask several times slower.
         return jax.lax.optimization_barrier(jnp.asarray(self._table)[codes])
 
     def mask(self, board: jax.Array) -> jax.Array:

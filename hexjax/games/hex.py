@@ -37,7 +37,7 @@ from flax import struct
 
 from hexjax.games import _square
 from hexjax.games._base import Game, State, Symmetry, checked_int, outcome_rewards
-from hexjax.sampling import random_legal_action
+from hexjax.games.sampling import random_legal_action
 
 TOP, BOTTOM, LEFT, RIGHT = 0, 1, 2, 3
 _NUM_EDGES = 4

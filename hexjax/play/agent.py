@@ -18,11 +18,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from hexjax import network as network_lib
-from hexjax import players, run
-from hexjax import search as search_lib
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero import search as search_lib
+from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import Game, State
 from hexjax.play import models
+from hexjax.training import restore
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,7 +47,7 @@ class Agent:
     """A network and its search for one game. Build it with `shipped`, `from_model` or
     `from_checkpoint`; `move` is safe to call from several threads."""
 
-    def __init__(self, config, params, source: str, default_simulations: int = 64):
+    def __init__(self, config, params, source: str, default_simulations: int = PLAY_SIMULATIONS):
         self.config = config
         self.game: Game = config.game.make()
         self.params = jax.device_put(params)
@@ -82,8 +83,8 @@ class Agent:
     @classmethod
     def from_checkpoint(cls, workdir, step: int | None = None):
         """The network of a training run's checkpoint (default: the latest)."""
-        config, state, meta = run.restore_run(workdir, step)
-        return cls(config, state.params, f"{workdir} at iteration {meta['iteration']}")
+        trained = restore.load_agent(workdir, step, algorithm="alphazero")
+        return cls(trained.config, trained.params, trained.source)
 
     def move(self, state: State, simulations: int | None = None) -> AgentMove:
         """Search `state` (not over) and return the move to play with its policy and value."""
@@ -99,9 +100,7 @@ class Agent:
 
     @functools.cache  # noqa: B019 (one compiled search per simulation count, kept with the agent)
     def _search(self, simulations: int):
-        config = dataclasses.replace(
-            players.evaluation_config(self.config.search), num_simulations=simulations
-        )
+        config = self.config.search.deterministic(simulations)
         search = search_lib.make_search(self.game, self._net, config)
 
         def run_search(params, key, states):

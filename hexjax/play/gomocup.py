@@ -1,4 +1,5 @@
-"""A Gomocup (Piskvork) brain for Gomoku: `python -m hexjax.gomocup`.
+"""A Gomocup (Piskvork) brain for Gomoku: `hexjax-gomocup` (or
+`python -m hexjax.play.gomocup`).
 
 The "new protocol" (https://plastovicka.github.io/protocl2en.htm): START N, BEGIN, TURN x,y,
 BOARD ... DONE, INFO key value, TAKEBACK x,y, RESTART, END, ABOUT (RECTSTART answers ERROR).
@@ -28,10 +29,10 @@ from typing import TextIO
 import numpy as np
 
 import hexjax
-from hexjax.checkpoint import CheckpointError
 from hexjax.play import models
 from hexjax.play.agent import Agent, Agents, add_agent_flags
 from hexjax.play.match import Match, MoveError
+from hexjax.training.checkpoint import CheckpointError
 
 MOVES_AHEAD = 20  # time_left is shared among this many more moves of the brain
 TIME_SAFETY = 0.5  # the part of a move's budget the search may use (host work, jitter)
@@ -290,9 +291,13 @@ def main(argv=None) -> int:
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir)
     except (models.ModelError, CheckpointError, ValueError) as error:
-        print(f"hexjax.gomocup: {error}", file=sys.stderr)
+        print(f"hexjax-gomocup: {error}", file=sys.stderr)
         return 2
     # One model plays its own rule until INFO rule says otherwise.
     rule = agents.only.config.game.rule if agents.only is not None else "freestyle"
     GomocupEngine(agents, args.simulations, rule).run(sys.stdin, sys.stdout)
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,4 +1,5 @@
-"""A GTP engine for Hex, enough for HexGui: `python -m hexjax.gtp [--size 7] [--swap]`.
+"""A GTP engine for Hex, enough for HexGui: `hexjax-gtp [--size 7] [--swap]`
+(or `python -m hexjax.play.gtp`).
 
 Commands (GTP 2): protocol_version, name, version, known_command, list_commands, boardsize,
 clear_board, play, genmove, undo, showboard, final_score, quit. Moves are HexGui's: column
@@ -18,10 +19,10 @@ from collections.abc import Callable
 from typing import TextIO
 
 import hexjax
-from hexjax.checkpoint import CheckpointError
 from hexjax.play import models
 from hexjax.play.agent import Agents, add_agent_flags
 from hexjax.play.match import Match, MoveError
+from hexjax.training.checkpoint import CheckpointError
 
 _COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
 _COLOUR_NAMES = ("Black", "White")
@@ -190,7 +191,11 @@ def main(argv=None) -> int:
         size = args.size or default_size(agents, swap)
         engine = GtpEngine(agents, size, swap, args.simulations)
     except (models.ModelError, CheckpointError, ValueError) as error:
-        print(f"hexjax.gtp: {error}", file=sys.stderr)
+        print(f"hexjax-gtp: {error}", file=sys.stderr)
         return 2
     engine.run(sys.stdin, sys.stdout)
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -14,9 +14,10 @@ import pathlib
 import jax
 from flax import serialization
 
-from hexjax import config_io
-from hexjax import network as network_lib
-from hexjax.train import GameConfig, TrainConfig
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero.iteration import TrainConfig
+from hexjax.games import GameConfig
+from hexjax.training import config_io
 
 MODELS_DIR = pathlib.Path(__file__).parents[1] / "models"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.play.agent import Agent
 from hexjax.play.match import Match, MoveError
 
@@ -71,8 +72,8 @@ def draw(match: Match, colour: bool, hints: bool = True) -> str:
 class TerminalGame:
     """One person against the agent; `run` reads commands until `quit` or end of input."""
 
-    def __init__(self, agent: Agent, human: int = 0, simulations: int = 64, colour=None,
-                 stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout):  # fmt: skip
+    def __init__(self, agent: Agent, human: int = 0, simulations: int = PLAY_SIMULATIONS,
+                 colour=None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout):  # fmt: skip
         self.agent = agent
         self.human = human
         self.simulations = simulations

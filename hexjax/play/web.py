@@ -44,12 +44,12 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from hexjax.games import available_games
+from hexjax.alphazero.search import PLAY_SIMULATIONS
+from hexjax.games import GameConfig, available_games
 from hexjax.games.gomoku import RULES
 from hexjax.play import models
 from hexjax.play.agent import Agent, AgentMove, Agents
 from hexjax.play.match import Match, MoveError
-from hexjax.train import GameConfig
 
 STATIC_DIR = pathlib.Path(__file__).parent / "static"
 MAX_SIMULATIONS = 4096
@@ -65,7 +65,7 @@ class ApiError(Exception):
 
 
 def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
-               simulations: int = 64) -> Starlette:  # fmt: skip
+               simulations: int = PLAY_SIMULATIONS) -> Starlette:  # fmt: skip
     """The web app: the page and the API over `agents`; `simulations` is the default strength."""
     if not 1 <= simulations <= MAX_SIMULATIONS:
         raise ValueError(f"simulations must be between 1 and {MAX_SIMULATIONS}, got {simulations}")
@@ -134,7 +134,7 @@ def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, checkpoint=None, model: str | None = None,
-          model_dir=models.MODELS_DIR, simulations: int = 64) -> None:  # fmt: skip
+          model_dir=models.MODELS_DIR, simulations: int = PLAY_SIMULATIONS) -> None:  # fmt: skip
     """Serve the page until interrupted (localhost only unless `host` says otherwise): every
     model in `model_dir`, or only the `checkpoint` or the `model` named."""
     agents = Agents(checkpoint=checkpoint, model=model, model_dir=model_dir)

@@ -1,0 +1,197 @@
+"""One jitted AlphaZero iteration: self-play with search, value targets, replay, K SGD steps.
+
+`make_iteration(config, game)` returns `(init, iteration)`: `init(key) -> TrainState` and a pure
+`iteration(state, key) -> (state, metrics)` to be jitted once by the caller. Inside an
+iteration everything stays on the device: `plies_per_iteration` plies of `selfplay_games`
+games (lax.scan), finished games' positions into the replay buffer, then `steps_per_iteration`
+optimizer steps (lax.scan) on minibatches drawn from it under random symmetries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import chex
+import jax
+import jax.numpy as jnp
+import optax
+
+from hexjax import sharding
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero import replay as replay_lib
+from hexjax.alphazero import search as search_lib
+from hexjax.alphazero import selfplay
+from hexjax.alphazero.optimizer import OptimizerConfig, scan_steps
+from hexjax.games import Game, GameConfig
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    game: GameConfig = GameConfig()
+    network: network_lib.NetworkConfig = network_lib.NetworkConfig()
+    search: search_lib.SearchConfig = search_lib.SearchConfig()
+    optimizer: OptimizerConfig = OptimizerConfig()
+    selfplay_games: int = 256
+    plies_per_iteration: int = 4
+    replay_capacity: int = 20_000
+    min_replay: int = 512  # no training until the buffer holds this many positions
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.selfplay_games < 1 or self.plies_per_iteration < 1:
+            raise ValueError("selfplay_games and plies_per_iteration must be at least 1")
+
+
+PRESETS = {
+    # Tests and smoke runs: compiles in seconds, learns little.
+    "tiny": TrainConfig(
+        network=network_lib.NetworkConfig(preset="tiny"),
+        search=search_lib.SearchConfig(num_simulations=4, max_considered_actions=4),
+        optimizer=OptimizerConfig(batch_size=32, steps_per_iteration=2, warmup_steps=1),
+        selfplay_games=16,
+        plies_per_iteration=4,
+        replay_capacity=2_000,
+        min_replay=32,
+    ),
+    # A laptop CPU (the default).
+    "cpu": TrainConfig(),
+    # A GPU or TPU: many more games in flight, a bigger network in bfloat16.
+    "accelerator": TrainConfig(
+        network=network_lib.NetworkConfig(preset="large", compute_dtype="bfloat16"),
+        search=search_lib.SearchConfig(num_simulations=64, max_considered_actions=16),
+        optimizer=OptimizerConfig(batch_size=1024, steps_per_iteration=16),
+        selfplay_games=2048,
+        plies_per_iteration=16,
+        replay_capacity=1_000_000,
+        min_replay=20_000,
+    ),
+}
+
+
+@chex.dataclass(frozen=True)
+class TrainState:
+    params: chex.ArrayTree
+    opt_state: chex.ArrayTree
+    selfplay: selfplay.SelfPlayState
+    replay: replay_lib.ReplayBuffer
+    iteration: chex.Array  # int32 iterations done
+    updates: chex.Array  # int32 optimizer steps taken
+
+
+def loss_fn(net, params, obs, policy_target, value_target):
+    """Cross-entropy to the search policy plus squared error to the outcome; with metrics."""
+    logits, value = network_lib.apply(net, params, obs)
+    policy_loss = optax.softmax_cross_entropy(logits, policy_target).mean()
+    value_loss = jnp.mean((value - value_target) ** 2)
+    log_probs = jax.nn.log_softmax(logits)
+    entropy = -jnp.sum(jnp.exp(log_probs) * log_probs, axis=-1).mean()
+    decisive = value_target != 0
+    right = (jnp.sign(value) == jnp.sign(value_target)) & decisive
+    accuracy = right.sum() / jnp.maximum(decisive.sum(), 1)
+    metrics = {
+        "policy_loss": policy_loss,
+        "value_loss": value_loss,
+        "policy_entropy": entropy,
+        "value_accuracy": accuracy,
+    }
+    return policy_loss + value_loss, metrics
+
+
+def make_train_step(net, optimizer: optax.GradientTransformation):
+    """train_step(params, opt_state, obs, policy, value) -> (params, opt_state, metrics): one
+    optimizer step on a minibatch (obs float32[M, ...], policy float32[M, A], value [M])."""
+
+    def train_step(params, opt_state, obs, policy, value):
+        grads, metrics = jax.grad(lambda p: loss_fn(net, p, obs, policy, value), has_aux=True)(
+            params
+        )
+        changes, opt_state = optimizer.update(grads, opt_state, params)
+        return optax.apply_updates(params, changes), opt_state, metrics
+
+    return train_step
+
+
+def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
+    """(init(key) -> TrainState, iteration(state, key) -> (TrainState, metrics)).
+
+    With a `mesh` (hexjax.sharding.batch_mesh()), minibatches are split over its devices; place
+    the state with `sharding.place(state, mesh)` and jit with `sharding.jit_iteration`."""
+    game = game or config.game.make()
+    if mesh is not None:
+        sharding.check_divisible("selfplay_games", config.selfplay_games, mesh)
+        sharding.check_divisible("optimizer.batch_size", config.optimizer.batch_size, mesh)
+        sharding.check_divisible("replay_capacity", config.replay_capacity, mesh)
+    net = network_lib.make_network(config.network, game.num_actions)
+    optimizer = config.optimizer.make()
+    search = search_lib.make_search(game, net, config.search)
+    batch_size = config.optimizer.batch_size
+    train_step = make_train_step(net, optimizer)
+
+    def init(key: jax.Array) -> TrainState:
+        param_key, games_key = jax.random.split(key)
+        params = network_lib.init_params(net, param_key, game.observation_shape)
+        return TrainState(
+            params=params,
+            opt_state=optimizer.init(params),
+            selfplay=selfplay.init_selfplay(game, games_key, config.selfplay_games),
+            replay=replay_lib.init_buffer(game, config.replay_capacity),
+            iteration=jnp.int32(0),
+            updates=jnp.int32(0),
+        )
+
+    def sgd_step(carry, key):
+        params, opt_state, buffer, updates = carry
+        obs, policy, value = replay_lib.sample(buffer, key, batch_size, game)
+        if mesh is not None:
+            split = sharding.minibatch_sharding(mesh)
+            obs, policy, value = jax.lax.with_sharding_constraint((obs, policy, value), split)
+        new_params, new_opt_state, metrics = train_step(params, opt_state, obs, policy, value)
+        # Until the buffer holds enough positions, the step is computed and discarded.
+        ready = buffer.size >= config.min_replay
+        keep = lambda new, old: jax.tree.map(lambda a, b: jnp.where(ready, a, b), new, old)  # noqa: E731
+        carry = (
+            keep(new_params, params),
+            keep(new_opt_state, opt_state),
+            buffer,
+            updates + ready.astype(jnp.int32),
+        )
+        return carry, metrics
+
+    def iteration(state: TrainState, key: jax.Array):
+        play_key, train_key = jax.random.split(key)
+        # SELF-PLAY
+        games, trajectory = selfplay.play(
+            game, search, state.params, play_key, state.selfplay, config.plies_per_iteration
+        )
+        games, rows, value, ready = selfplay.settle(games, trajectory, config.search.discount)
+        buffer = replay_lib.add(state.replay, rows.obs, rows.policy, value, ready)
+        # TRAINING
+        keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)
+        carry = (state.params, state.opt_state, buffer, state.updates)
+        (params, opt_state, buffer, updates), train_metrics = scan_steps(sgd_step, carry, keys)
+        # METRICS
+        finished_games = trajectory.done.sum()
+        first_wins = (trajectory.done & (trajectory.outcome[..., 0] > 0)).sum()
+        draws = (trajectory.done & (trajectory.outcome[..., 0] == 0)).sum()
+        per_game = jnp.maximum(finished_games, 1)
+        metrics = {
+            **jax.tree.map(jnp.mean, train_metrics),
+            "games_finished": finished_games,
+            "game_length": ready.sum() / per_game,
+            "first_player_win_rate": first_wins / per_game,
+            "draw_rate": draws / per_game,
+            "positions": jnp.int32(config.selfplay_games * config.plies_per_iteration),
+            "replay_size": buffer.size,
+            "updates": updates,
+        }
+        new_state = state.replace(
+            params=params,
+            opt_state=opt_state,
+            selfplay=games,
+            replay=buffer,
+            iteration=state.iteration + 1,
+            updates=updates,
+        )
+        return new_state, metrics
+
+    return init, iteration

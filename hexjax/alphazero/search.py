@@ -1,0 +1,190 @@
+"""mctx search over a hexjax game with a policy-value network.
+
+`make_search(game, network, config)` returns `search(params, key, states) -> SearchResult` for a
+batch of game states. The tree's embeddings are the game states themselves; `recurrent_fn` steps
+the game and evaluates the network on the child:
+
+- reward: the outcome for the player who moved (+1 win, -1 loss), 0 if the game goes on or the
+  parent was already over (a finished game is absorbing and pays nothing more);
+- discount: -1 between plies (the next node is valued by the other player: every ply, passes and
+  swaps included, hands the move over), 0 once the game is over, and the value there is 0;
+  `SearchConfig.discount` < 1 makes it -discount, so that an outcome k plies ahead is worth
+  discount^k: the search then prefers the quicker of two wins and the slower of two losses;
+- illegal actions get prior logits of -inf-like (float32 min) at every node, and the selection
+  rule refuses them (mctx's `invalid_actions` covers only the root). Gumbel's interior rule
+  already never picks a zero-prior action while a legal one exists; PUCT's does (a legal child
+  with a vanishing prior and a poor value can lose to an illegal one on the tie-break noise), so
+  the PUCT selection here masks with the node's own legal mask, read from its embedding.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Literal
+
+import chex
+import jax
+import jax.numpy as jnp
+import mctx
+
+from hexjax.alphazero import network as network_lib
+from hexjax.games import Game, State
+
+_MASKED = jnp.finfo(jnp.float32).min
+# Simulations a move when an agent plays (evaluation, the engines, the web), unless told.
+PLAY_SIMULATIONS = 64
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchConfig:
+    """How self-play and evaluation search. Gumbel MuZero by default, PUCT as the option."""
+
+    policy: Literal["gumbel", "puct"] = "gumbel"
+    num_simulations: int = 16
+    max_considered_actions: int = 8  # Gumbel: actions sampled at the root
+    gumbel_scale: float = 1.0  # Gumbel: 0 searches deterministically (evaluation)
+    dirichlet_fraction: float = 0.25  # PUCT: root noise
+    dirichlet_alpha: float = 0.3
+    pb_c_init: float = 1.25
+    pb_c_base: float = 19652.0
+    temperature_plies: int = 10  # PUCT: sample by visit counts this many plies, then best
+    # Per ply: an outcome k plies ahead is worth discount^k. Below 1 the search (and the value
+    # targets, which use the same rate) tell a quick loss from a long fight: a lost position is
+    # played to make the opponent find the longest win, not given up.
+    discount: float = 1.0
+
+    def __post_init__(self):
+        if self.policy not in ("gumbel", "puct"):
+            raise ValueError(f"search policy must be gumbel or puct, got {self.policy!r}")
+        if self.num_simulations < 1:
+            raise ValueError(f"num_simulations must be at least 1, got {self.num_simulations}")
+        if self.max_considered_actions < 1:
+            raise ValueError("max_considered_actions must be at least 1")
+        if not 0.0 < self.discount <= 1.0:
+            raise ValueError(f"discount must be in (0, 1], got {self.discount}")
+
+    def deterministic(self, num_simulations: int | None = None) -> SearchConfig:
+        """The search that evaluation, the engines and the web play with: the same search
+        without Gumbel or root noise, always the best move; `num_simulations` if given."""
+        return dataclasses.replace(
+            self,
+            gumbel_scale=0.0,
+            dirichlet_fraction=0.0,
+            temperature_plies=0,
+            num_simulations=self.num_simulations if num_simulations is None else num_simulations,
+        )
+
+
+@chex.dataclass(frozen=True)
+class SearchResult:
+    action: chex.Array  # int32[B] the move to play
+    policy: chex.Array  # float32[B, A] the search's improved policy: the training target
+    value: chex.Array  # float32[B] the root value after search, mover's view
+    tree: mctx.Tree  # the search tree (for hints and tests; dropped by jit when unused)
+
+
+def masked_logits(logits: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
+    return jnp.where(legal_action_mask, logits, _MASKED)
+
+
+def _evaluate(game: Game, net, params, states: State) -> tuple[jax.Array, jax.Array]:
+    obs = jax.vmap(game.observe)(states)
+    logits, value = network_lib.apply(net, params, obs)
+    return masked_logits(logits, states.legal_action_mask), value
+
+
+def _recurrent_fn(game: Game, net, discount: float, params, key, action, states: State):
+    del key  # the games and the network are deterministic
+    mover = states.current_player
+    children = jax.vmap(game.step)(states, action)
+    logits, value = _evaluate(game, net, params, children)
+    reward = jnp.take_along_axis(children.rewards, mover[:, None], axis=1)[:, 0]
+    reward = jnp.where(states.terminated, 0.0, reward)
+    over = children.terminated
+    output = mctx.RecurrentFnOutput(
+        reward=reward,
+        discount=jnp.where(over, 0.0, -discount),
+        prior_logits=logits,
+        value=jnp.where(over, 0.0, value),
+    )
+    return output, children
+
+
+def _puct_selection(rng_key, tree, node_index, depth, *, pb_c_init, pb_c_base):
+    """mctx's PUCT rule, with every node's illegal actions masked (from its embedding)."""
+    del depth
+    visit_counts = tree.children_visits[node_index]
+    node_visit = tree.node_visits[node_index]
+    pb_c = pb_c_init + jnp.log((node_visit + pb_c_base + 1.0) / pb_c_base)
+    prior_probs = jax.nn.softmax(tree.children_prior_logits[node_index])
+    policy_score = jnp.sqrt(node_visit) * pb_c * prior_probs / (visit_counts + 1)
+    value_score = mctx.qtransform_by_parent_and_siblings(tree, node_index)
+    noise = 1e-7 * jax.random.uniform(rng_key, (tree.num_actions,))
+    legal = tree.embeddings.legal_action_mask[node_index]
+    score = jnp.where(legal, value_score + policy_score + noise, -jnp.inf)
+    return jnp.argmax(score).astype(jnp.int32)
+
+
+def make_search(game: Game, net, config: SearchConfig):
+    """search(params, key, states: State[B], ply: int32[B] | None) -> SearchResult.
+
+    `ply` (the plies played in each game) drives PUCT's temperature schedule; Gumbel ignores it.
+    """
+    recurrent_fn = functools.partial(_recurrent_fn, game, net, config.discount)
+
+    def search(params, key: jax.Array, states: State, ply: jax.Array | None = None):
+        logits, value = _evaluate(game, net, params, states)
+        root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=states)
+        invalid = ~states.legal_action_mask
+        if config.policy == "gumbel":
+            out = mctx.gumbel_muzero_policy(
+                params,
+                key,
+                root,
+                recurrent_fn,
+                num_simulations=config.num_simulations,
+                invalid_actions=invalid,
+                max_num_considered_actions=config.max_considered_actions,
+                gumbel_scale=config.gumbel_scale,
+            )
+            action, policy, tree = out.action, out.action_weights, out.search_tree
+        else:
+            action, policy, tree = _puct(config, params, key, root, recurrent_fn, ply)
+        return SearchResult(
+            action=action.astype(jnp.int32),
+            policy=policy,
+            value=tree.summary().value,
+            tree=tree,
+        )
+
+    return search
+
+
+def _puct(config: SearchConfig, params, key, root, recurrent_fn, ply):
+    noise_key, search_key, action_key = jax.random.split(key, 3)
+    legal = root.embedding.legal_action_mask
+    probs = jax.nn.softmax(root.prior_logits)
+    noise = jax.random.dirichlet(noise_key, jnp.full(probs.shape[-1], config.dirichlet_alpha))
+    mixed = (1 - config.dirichlet_fraction) * probs + config.dirichlet_fraction * noise
+    root = root.replace(prior_logits=masked_logits(jnp.log(mixed + 1e-12), legal))
+    selection = functools.partial(
+        _puct_selection, pb_c_init=config.pb_c_init, pb_c_base=config.pb_c_base
+    )
+    tree = mctx.search(
+        params=params,
+        rng_key=search_key,
+        root=root,
+        recurrent_fn=recurrent_fn,
+        root_action_selection_fn=functools.partial(selection, depth=0),
+        interior_action_selection_fn=selection,
+        num_simulations=config.num_simulations,
+        invalid_actions=~legal,
+    )
+    visits = tree.summary().visit_counts.astype(jnp.float32)  # [B, A]
+    policy = visits / jnp.maximum(visits.sum(axis=-1, keepdims=True), 1.0)
+    sampled = jax.random.categorical(action_key, masked_logits(jnp.log(policy + 1e-12), legal))
+    best = jnp.argmax(jnp.where(legal, visits, -1.0), axis=-1)
+    ply = jnp.zeros(visits.shape[0], jnp.int32) if ply is None else ply
+    action = jnp.where(ply < config.temperature_plies, sampled, best)
+    return action, policy, tree

@@ -1,0 +1,162 @@
+"""The training command line: `hexjax-train` / `python experiments/train.py` (AlphaZero),
+`hexjax-train-dqn` / experiments/train_dqn.py and `hexjax-train-ppo` / experiments/train_ppo.py.
+
+Shortcuts: --game, --board, --rule, --swap, --preset (tiny | cpu | accelerator), --simulations
+(AlphaZero), --minutes, --iterations, --workdir, --resume, the evaluation and checkpoint
+cadence, --cpu-devices, --distributed. Every leaf field of the algorithm's typed config is also a
+flag (`--optimizer.learning_rate 3e-4`, `--selfplay_games 256`, `--n_step 3`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+
+from hexjax import sharding
+from hexjax.games import DEFAULT_SIZES, available_games
+from hexjax.games.gomoku import RULES
+from hexjax.training import algorithms, config_io, loop
+from hexjax.training.checkpoint import CheckpointError
+
+DEFAULT_MINUTES = 5.0  # the budget when neither --minutes nor --iterations is given
+DESCRIPTIONS = {
+    "alphazero": "Train an AlphaZero agent: `python experiments/train.py --board 7` "
+    "(Hex 7x7, 5 minutes).",
+    "dqn": "Train a DQN / Double DQN baseline by self-play: "
+    "`python experiments/train_dqn.py --board 7`.",
+    "ppo": "Train a PPO baseline by self-play: `python experiments/train_ppo.py --board 7`.",
+}
+
+
+def _cadence(args, workdir) -> dict:
+    """Evaluation and checkpoint cadence: the flags given, else (on --resume) the run's own,
+    else the defaults of RunOptions."""
+    cadence = dict(loop.CADENCE)
+    stored = pathlib.Path(workdir, loop.CADENCE_FILE)
+    if args.resume and stored.is_file():
+        cadence.update(json.loads(stored.read_text()))
+    given = {name: getattr(args, name) for name in loop.CADENCE if getattr(args, name) is not None}
+    return {**cadence, **given}
+
+
+def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, description: str = ""):
+    """(config, workdir, RunOptions) from the command line, for `trainer`'s config."""
+    config_type = trainer.config_type
+    parser = argparse.ArgumentParser(description=description or DESCRIPTIONS[trainer.name])
+    sizes = ", ".join(f"{size} for {name}" for name, size in DEFAULT_SIZES.items())
+    parser.add_argument("--game", choices=available_games(), help="default: hex")
+    parser.add_argument("--board", type=int, help=f"board size (default {sizes})")
+    parser.add_argument("--rule", choices=RULES, help="gomoku rule")
+    parser.add_argument("--swap", action="store_true", help="hex: allow the swap move")
+    parser.add_argument("--preset", choices=sorted(trainer.presets), default="cpu")
+    if trainer.searches:
+        parser.add_argument("--simulations", type=int, help="search simulations per move")
+    parser.add_argument(
+        "--minutes", type=float, help=f"wall-clock budget (default {DEFAULT_MINUTES:g})"
+    )
+    parser.add_argument("--iterations", type=int, help="iteration budget")
+    suffix = "" if trainer is algorithms.ALPHAZERO else f"-{trainer.name}"
+    parser.add_argument("--workdir", default=None, help=f"default: runs/<game><board>{suffix}")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --workdir")
+    # Defaults from RunOptions; a resumed run keeps the ones it was started with unless given.
+    cadence = loop.CADENCE
+    parser.add_argument(
+        "--eval-every", type=int, help=f"iterations; 0: never (default {cadence['eval_every']})"
+    )
+    parser.add_argument("--eval-games", type=int, help=f"default {cadence['eval_games']}")
+    parser.add_argument(
+        "--checkpoint-every", type=int, help=f"iterations (default {cadence['checkpoint_every']})"
+    )
+    parser.add_argument(
+        "--checkpoint-minutes", type=float, help=f"default {cadence['checkpoint_minutes']:g}"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument(
+        "--cpu-devices",
+        type=int,
+        help="split the CPU into this many XLA devices, the games shared out among them "
+        "(default: one per core, as many as divide the game, batch and replay sizes; 1: off)",
+    )
+    parser.add_argument(
+        "--distributed",
+        action="store_true",
+        help="multi-host: call jax.distributed.initialize() first (run on every host)",
+    )
+    config_io.add_flags(parser, config_type, trainer.presets["cpu"], "in the cpu preset")
+    args = parser.parse_args(argv)
+
+    overrides = config_io.overrides_from_args(args, config_type)
+    shortcuts = {
+        "game.name": args.game,
+        "game.size": args.board,
+        "game.rule": args.rule,
+        "game.swap": True if args.swap else None,
+        "search.num_simulations": getattr(args, "simulations", None),
+    }
+    overrides.update({k: v for k, v in shortcuts.items() if v is not None})
+    if args.game and args.board is None:
+        overrides["game.size"] = DEFAULT_SIZES[args.game]
+    config = config_io.replace(trainer.presets[args.preset], overrides)
+    config.game.make()  # a bad game option fails here, with the game's own message
+    if args.minutes is None and args.iterations is None:
+        args.minutes = DEFAULT_MINUTES
+    workdir = args.workdir or f"runs/{config.game.name}{config.game.size}{suffix}"
+    options = loop.RunOptions(
+        minutes=args.minutes,
+        iterations=args.iterations,
+        resume=args.resume,
+        quiet=args.quiet,
+        **_cadence(args, workdir),
+    )
+    if args.cpu_devices is not None and args.cpu_devices < 1:
+        raise ValueError(f"--cpu-devices must be at least 1, got {args.cpu_devices}")
+    if args.distributed:
+        import jax
+
+        jax.distributed.initialize()  # coordinator and process ids from the environment
+    else:
+        sized = config
+        stored = pathlib.Path(workdir, "config.json")
+        if args.resume and stored.is_file():  # a resumed run keeps its stored sizes
+            try:
+                sized = config_io.from_dict(config_type, json.loads(stored.read_text()))
+            except (ValueError, TypeError) as error:
+                raise ValueError(
+                    f"{workdir} holds a run that is not {trainer.name}'s ({error}); resume it "
+                    "with the trainer that started it"
+                ) from None
+        sharding.use_cpu_cores(trainer.batch_sizes(sized), args.cpu_devices)
+    return config, workdir, options
+
+
+def main(
+    argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, description: str = ""
+) -> int:
+    """`hexjax-train`: parse, train, report; the exit status (2: bad input, 128 + signal:
+    stopped and saved)."""
+    description = description or DESCRIPTIONS[trainer.name]
+    try:
+        config, workdir, options = parse(argv, trainer, description)
+        record = loop.run(config, workdir, options, trainer)
+    except (ValueError, CheckpointError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except loop.Stopped as stopped:
+        print(f"{stopped}; continue with --workdir {workdir} --resume", file=sys.stderr)
+        return 128 + stopped.signum  # the shell's convention for a signal, after a clean save
+    parts = [f"iteration {record['iteration']}"] if "iteration" in record else []
+    parts += [f"{k} {record[k]:.3g}" for k in ("vs_random", "vs_greedy") if k in record]
+    print(f"done: {', '.join(parts)}; outputs in {workdir}")
+    return 0
+
+
+def main_dqn(argv=None) -> int:
+    """`hexjax-train-dqn`: the DQN / Double DQN baseline."""
+    return main(argv, algorithms.DQN)
+
+
+def main_ppo(argv=None) -> int:
+    """`hexjax-train-ppo`: the PPO baseline."""
+    return main(argv, algorithms.PPO)

@@ -1,0 +1,201 @@
+"""PNG plots: a run's losses and evaluation scores against time, scores and Elo against
+training minutes, and policy heatmaps on the board."""
+
+from __future__ import annotations
+
+import pathlib
+
+import jax
+import numpy as np
+
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero import search as search_lib
+
+
+def _finish(plt, figure, axis, ylabel: str, path: pathlib.Path) -> pathlib.Path:
+    """Label against minutes, save as PNG, close."""
+    axis.set_xlabel("minutes")
+    axis.set_ylabel(ylabel)
+    axis.legend()
+    axis.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+def training_curves(records: list[dict], out_dir) -> list[pathlib.Path]:
+    """Write loss.png and evaluation.png of a run's metrics records (one per iteration, as
+    `hexjax.training.metrics.read_records` reads them) into `out_dir`; returns the files."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not records:
+        return []
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    minutes = [r["elapsed_seconds"] / 60 for r in records]
+    written = []
+
+    figure, axis = plt.subplots(figsize=(7, 4))
+    # AlphaZero and PPO log a policy and a value loss, DQN its TD loss.
+    for name in ("policy_loss", "value_loss", "td_loss"):
+        if name in records[-1]:
+            points = [(m, r[name]) for m, r in zip(minutes, records, strict=True) if name in r]
+            axis.plot(*zip(*points, strict=True), label=name.replace("_", " "))
+    written.append(_finish(plt, figure, axis, "loss", out_dir / "loss.png"))
+
+    evaluated = [r for r in records if any(k.startswith("vs_") for k in r)]
+    if evaluated:
+        figure, axis = plt.subplots(figsize=(7, 4))
+        names = sorted({k[3:] for r in evaluated for k in r if k.startswith("vs_")} - {""})
+        names = [n for n in names if not n.endswith(("_low", "_high"))]
+        for name in names:
+            rows = [r for r in evaluated if f"vs_{name}" in r]
+            x = [r["elapsed_seconds"] / 60 for r in rows]
+            axis.plot(x, [100 * r[f"vs_{name}"] for r in rows], marker="o", label=f"vs {name}")
+            axis.fill_between(
+                x,
+                [100 * r[f"vs_{name}_low"] for r in rows],
+                [100 * r[f"vs_{name}_high"] for r in rows],
+                alpha=0.2,
+            )
+        axis.set_ylim(0, 100)
+        written.append(_finish(plt, figure, axis, "score %", out_dir / "evaluation.png"))
+    return written
+
+
+def score_curve(evaluations: list[dict], path) -> pathlib.Path:
+    """Score against training minutes, one line per opponent with its 95% band.
+    evaluations: [{"minutes": float, "results": {opponent: summary}}] (evaluate.py's)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure, axis = plt.subplots(figsize=(7, 4))
+    names = sorted({name for e in evaluations for name in e["results"]})
+    for name in names:
+        rows = [(e["minutes"], e["results"][name]) for e in evaluations if name in e["results"]]
+        x = [minutes for minutes, _ in rows]
+        axis.plot(x, [100 * r["score"] for _, r in rows], marker="o", label=f"vs {name}")
+        axis.fill_between(
+            x, [100 * r["low"] for _, r in rows], [100 * r["high"] for _, r in rows], alpha=0.2
+        )
+    axis.set_ylim(0, 100)
+    return _finish(plt, figure, axis, "score %", path)
+
+
+def elo_curve(points: list[dict], baselines: dict[str, float], path) -> pathlib.Path:
+    """Elo against training minutes with ±2 standard errors, baselines as dashed lines.
+    points: [{"minutes", "elo", "stderr"}]; baselines: {name: elo}."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure, axis = plt.subplots(figsize=(7, 4))
+    points = sorted(points, key=lambda p: p["minutes"])
+    x = [p["minutes"] for p in points]
+    axis.errorbar(
+        x,
+        [p["elo"] for p in points],
+        yerr=[2 * p["stderr"] for p in points],
+        marker="o",
+        capsize=3,
+        label="agent",
+    )
+    for index, (name, value) in enumerate(sorted(baselines.items(), key=lambda kv: kv[1])):
+        axis.axhline(value, linestyle="--", color=f"C{index + 1}", label=name)
+    return _finish(plt, figure, axis, "Elo (random = 0)", path)
+
+
+def policy_heatmaps(game, state, panels: dict, title: str, path) -> pathlib.Path:
+    """One heatmap per panel (a float[num_actions] distribution over the board's cells) on
+    the board of `state`, stones drawn; Hex boards drawn as the rhombus they are."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import Circle, RegularPolygon
+
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    n = game.size
+    rows, cols = np.divmod(np.arange(n * n), n)
+    hexagonal = game.name == "hex"
+    # Hex cells sit on a sheared grid; square boards on the plain one (row 0 on top).
+    x = cols + rows / 2 if hexagonal else cols.astype(float)
+    y = -rows * (np.sqrt(3) / 2 if hexagonal else 1.0)
+    board = np.asarray(state.board).reshape(-1)
+    figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.2))
+    axes = np.atleast_1d(axes)
+    # Cells as patches in data units so they tile exactly: pointy-top hexagons of width 1,
+    # or unit squares.
+    sides, radius, turn = (6, 1 / np.sqrt(3), 0.0) if hexagonal else (4, np.sqrt(0.5), np.pi / 4)
+    for axis, (name, values) in zip(axes, panels.items(), strict=True):
+        cells = np.asarray(values, float)[: n * n]
+        tiles = PatchCollection(
+            [
+                RegularPolygon((a, b), sides, radius=radius, orientation=turn)
+                for a, b in zip(x, y, strict=True)
+            ],
+            cmap="viridis",
+            edgecolor="grey",
+            linewidth=0.4,
+        )
+        tiles.set_array(cells)
+        axis.add_collection(tiles)
+        for stone, colour in ((1, "black"), (2, "white")):
+            for a, b in zip(x[board == stone], y[board == stone], strict=True):
+                axis.add_patch(Circle((a, b), 0.32, facecolor=colour, edgecolor="grey"))
+        extra = np.asarray(values, float)[n * n :]
+        label = name if not len(extra) else f"{name} (extra move {extra.sum():.2f})"
+        axis.set_title(label)
+        axis.set_xlim(x.min() - 1, x.max() + 1)
+        axis.set_ylim(y.min() - 1, y.max() + 1)
+        axis.set_aspect("equal")
+        axis.axis("off")
+        figure.colorbar(tiles, ax=axis, fraction=0.046)
+    figure.suptitle(title)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+def agent_heatmaps(
+    game, net, params, search: search_lib.SearchConfig | None, states, out_dir, q_values=False
+) -> list[pathlib.Path]:
+    """On each position: the network's policy, and with a `search` config the search's policy,
+    with the values; with `q_values` (a DQN's network) the legal Q-values rescaled to [0, 1].
+    The first position is drawn as first_move.png, the others as position_K.png."""
+    run_search = None if search is None else jax.jit(search_lib.make_search(game, net, search))
+    written = []
+    for index, state in enumerate(states):
+        batch = jax.tree.map(lambda x: x[None], state)
+        logits, value = network_lib.apply(net, params, jax.vmap(game.observe)(batch))
+        legal = np.asarray(batch.legal_action_mask[0])
+        prior = jax.nn.softmax(search_lib.masked_logits(logits, batch.legal_action_mask))
+        panels = {"network policy": np.asarray(prior[0])}
+        title = f"value {float(value[0]):+.2f} (network)"
+        if run_search is not None:
+            found = run_search(params, jax.random.key(0), batch, batch.step_count)
+            panels["search policy"] = np.asarray(found.policy[0])
+            title += f", {float(found.value[0]):+.2f} (search)"
+        if q_values:
+            q = np.tanh(np.asarray(logits[0]))
+            panels = {"Q-values, (Q + 1) / 2": np.where(legal, (q + 1) / 2, 0.0)}
+            title = f"best Q {float(q[legal].max()):+.2f}" if legal.any() else "game over"
+        name = "first_move" if index == 0 else f"position_{index}"
+        mover = "Black" if int(state.current_player) == 0 else "White"
+        path = pathlib.Path(out_dir) / f"{name}.png"
+        written.append(policy_heatmaps(game, state, panels, f"{mover} to move; {title}", path))
+    return written

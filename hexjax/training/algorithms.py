@@ -1,0 +1,101 @@
+"""The training algorithms the host loop runs: AlphaZero and the DQN and PPO baselines.
+
+A `Trainer` tells the host loop (`hexjax.training.loop`: budget, logs, evaluation,
+checkpoints) and `hexjax.training.restore` what they need of an algorithm: its typed config and
+presets, its jittable iteration, where each part of its state lives on a device mesh, and how a
+trained network plays in the arena. Checkpoints record the trainer's name, so a run is restored and
+evaluated with the algorithm that trained it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from hexjax import sharding
+from hexjax.alphazero import iteration
+from hexjax.alphazero import network as network_lib
+from hexjax.base import MakeIteration, PlayerFactory
+from hexjax.baselines import common, dqn, ppo
+from hexjax.evaluation import players
+
+
+@dataclasses.dataclass(frozen=True)
+class Trainer:
+    name: str
+    config_type: type
+    presets: dict
+    make_iteration: MakeIteration  # (config, game, mesh) -> (init(key), iteration(state, key))
+    shardings: Callable  # (state, mesh) -> NamedShardings shaped like the state
+    make_player: Callable[..., PlayerFactory]  # (config, game, simulations | None)
+    batch_sizes: Callable  # config -> the sizes a device count must divide
+    progress: tuple[tuple[str, str], ...]  # (metric, label) pairs on the progress line
+    searches: bool  # the agent plays with search (its strength depends on --simulations)
+
+
+def _alphazero_player(config: iteration.TrainConfig, game, simulations: int | None):
+    """The network with its deterministic search (`simulations`, else the config's count)."""
+    search = config.search.deterministic(simulations)
+    net = network_lib.make_network(config.network, game.num_actions)
+    return players.make_search_player(game, net, search)
+
+
+def _policy_player(config, game, simulations: int | None):
+    """The network's best legal move (DQN: the highest Q-value; PPO: the likeliest action)."""
+    del simulations  # the baselines play without search
+    net = network_lib.make_network(config.network, game.num_actions)
+    return players.make_network_player(game, net)
+
+
+def _sizes(config) -> tuple[int, ...]:
+    return (config.selfplay_games, config.optimizer.batch_size, config.replay_capacity)
+
+
+ALPHAZERO = Trainer(
+    name="alphazero",
+    config_type=iteration.TrainConfig,
+    presets=iteration.PRESETS,
+    make_iteration=iteration.make_iteration,
+    shardings=sharding.state_shardings,
+    make_player=_alphazero_player,
+    batch_sizes=_sizes,
+    progress=(("policy_loss", "loss p"), ("value_loss", "v"), ("game_length", "len")),
+    searches=True,
+)
+
+DQN = Trainer(
+    name="dqn",
+    config_type=dqn.DQNConfig,
+    presets=dqn.PRESETS,
+    make_iteration=dqn.make_iteration,
+    shardings=dqn.state_shardings,
+    make_player=_policy_player,
+    batch_sizes=common.batch_sizes,
+    progress=(("td_loss", "td loss"), ("q_mean", "q"), ("epsilon", "eps"), ("game_length", "len")),
+    searches=False,
+)
+
+PPO = Trainer(
+    name="ppo",
+    config_type=ppo.PPOConfig,
+    presets=ppo.PRESETS,
+    make_iteration=ppo.make_iteration,
+    shardings=ppo.state_shardings,
+    make_player=_policy_player,
+    batch_sizes=common.batch_sizes,
+    progress=(
+        ("policy_loss", "loss p"),
+        ("value_loss", "v"),
+        ("policy_entropy", "ent"),
+        ("game_length", "len"),
+    ),
+    searches=False,
+)
+
+TRAINERS = {trainer.name: trainer for trainer in (ALPHAZERO, DQN, PPO)}
+
+
+def get(name: str) -> Trainer:
+    if name not in TRAINERS:
+        raise ValueError(f"unknown algorithm {name!r}: use one of {', '.join(TRAINERS)}")
+    return TRAINERS[name]

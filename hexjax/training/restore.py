@@ -1,0 +1,165 @@
+"""A run on disk, back as something that plays: restore a checkpoint, load an agent, name an
+opponent.
+
+`load_agent(workdir, step, simulations)` is the one way from a run's checkpoint to a
+`TrainedAgent`: its algorithm, config, game, parameters and training time, and its
+`PlayerFactory` as it plays (AlphaZero with its deterministic search at `simulations`, the DQN
+and PPO baselines by their best legal action). Evaluation, comparison, export and the play
+front ends all go through it; nothing here imports the training loop.
+`opponent(spec, game, simulations)` turns `random`, `greedy`, `mcts:N` or
+`checkpoint:PATH[@STEP]` into an `Entrant`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import pathlib
+
+import jax
+import numpy as np
+
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero.search import SearchConfig
+from hexjax.base import Entrant, PlayerFactory
+from hexjax.evaluation import players
+from hexjax.games import Game
+from hexjax.training import algorithms, config_io
+from hexjax.training.checkpoint import Checkpointer, CheckpointError
+
+OPPONENTS = "random, greedy, mcts:N or checkpoint:PATH[@STEP]"
+
+
+def checkpoint_steps(workdir) -> list[int]:
+    """The steps of a run's kept checkpoints, oldest first."""
+    path = pathlib.Path(workdir) / "checkpoints"
+    checkpoints = Checkpointer(path, create=False)
+    try:
+        return checkpoints.steps()
+    finally:
+        checkpoints.close()
+
+
+def _algorithm(meta: dict) -> str:
+    return meta.get("algorithm", algorithms.ALPHAZERO.name)  # runs before the baselines: AlphaZero
+
+
+def check_algorithm(meta: dict, trainer: algorithms.Trainer, workdir) -> None:
+    if _algorithm(meta) != trainer.name:
+        raise CheckpointError(
+            f"{workdir} holds a {_algorithm(meta)} run, not {trainer.name}'s: resume it with "
+            "the trainer that started it"
+        )
+
+
+def restore_trained(workdir, step: int | None = None):
+    """(trainer, config, state, meta) of a run's checkpoint (default: the latest), on one
+    device, whichever algorithm trained it; meta holds the counters saved with it
+    (`elapsed_seconds`: training time so far)."""
+    path = pathlib.Path(workdir) / "checkpoints"
+    checkpoints = Checkpointer(path, create=False)
+    try:
+        meta = checkpoints.restore_meta(step)
+        trainer = algorithms.get(_algorithm(meta))
+        config = config_io.from_dict(trainer.config_type, meta["config"])
+        init, _ = trainer.make_iteration(config, None, None)
+        template = jax.eval_shape(init, jax.random.key(0))
+        template = jax.tree.map(lambda x: np.zeros(x.shape, x.dtype), template)
+        restored = checkpoints.restore(template, jax.random.key(0), step)
+    finally:
+        checkpoints.close()
+    return trainer, config, restored.state, meta
+
+
+def restore_run(workdir, step: int | None = None):
+    """(config, TrainState, meta) of an AlphaZero run's checkpoint (default: the latest);
+    CheckpointError for a run of another algorithm (see `restore_trained`)."""
+    trainer, config, state, meta = restore_trained(workdir, step)
+    check_algorithm(meta, algorithms.ALPHAZERO, workdir)
+    return config, state, meta
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainedAgent:
+    """A run's network as it plays, restored from one checkpoint."""
+
+    algorithm: algorithms.Trainer
+    config: object  # the algorithm's config type
+    params: object
+    meta: dict  # saved with the checkpoint: "iteration", "elapsed_seconds", "config", ...
+    source: str  # what was loaded, for messages ("runs/hex7 at iteration 400")
+    simulations: int | None = None  # AlphaZero's search; None: the config's own count
+
+    @functools.cached_property
+    def game(self) -> Game:
+        return self.config.game.make()
+
+    @functools.cached_property
+    def net(self):
+        return network_lib.make_network(self.config.network, self.game.num_actions)
+
+    @property
+    def search(self) -> SearchConfig | None:
+        """The deterministic search it plays with; None for an algorithm without search."""
+        if not self.algorithm.searches:
+            return None
+        return self.config.search.deterministic(self.simulations)
+
+    @functools.cached_property
+    def make_player(self) -> PlayerFactory:
+        return self.algorithm.make_player(self.config, self.game, self.simulations)
+
+    @property
+    def minutes(self) -> float:
+        """Training time of the checkpoint."""
+        return float(self.meta.get("elapsed_seconds", 0.0)) / 60
+
+    @property
+    def iteration(self) -> int:
+        return int(self.meta["iteration"])
+
+    @property
+    def label(self) -> str:
+        """How it plays, for tables."""
+        if self.search is not None:
+            return f"{self.search.num_simulations} simulations"
+        return f"{self.algorithm.name}, best legal action"
+
+    def entrant(self, kind: str = "agent") -> Entrant:
+        return Entrant(kind, self.make_player, self.params)
+
+
+def load_agent(
+    workdir, step: int | None = None, simulations: int | None = None, algorithm: str | None = None
+) -> TrainedAgent:
+    """The agent of a run's checkpoint (default: the latest), whichever algorithm trained it;
+    with `algorithm`, CheckpointError for a run of another one."""
+    trainer, config, state, meta = restore_trained(workdir, step)
+    if algorithm is not None:
+        check_algorithm(meta, algorithms.get(algorithm), workdir)
+    source = f"{workdir} at iteration {meta['iteration']}"
+    return TrainedAgent(trainer, config, state.params, meta, source, simulations)
+
+
+def opponent(spec: str, game: Game, simulations: int | None = None) -> Entrant:
+    """An opponent by name: `random`, `greedy`, `mcts:N` (UCT with random playouts, N
+    simulations a move) or `checkpoint:PATH[@STEP]` (another run's agent, as it plays, with
+    `simulations` if it searches). ValueError naming the problem for anything else."""
+    if spec == "random":
+        return Entrant.fixed(spec, players.random_player(game))
+    if spec == "greedy":
+        return Entrant.fixed(spec, players.greedy_player(game))
+    if spec.startswith("mcts:"):
+        count = spec.partition(":")[2]
+        if not count.isdigit() or int(count) < 1:
+            raise ValueError(f"mcts opponent needs a positive simulation count: {spec!r}")
+        return Entrant.fixed(spec, players.rollout_mcts_player(game, int(count)))
+    if spec.startswith("checkpoint:"):
+        path, _, step = spec.partition(":")[2].partition("@")
+        if step and not step.isdigit():
+            raise ValueError(f"checkpoint step must be a number: {spec!r}")
+        other = load_agent(path, int(step) if step else None, simulations)
+        if repr(other.game) != repr(game):
+            raise ValueError(f"{spec} plays {other.game!r}, not {game!r}")
+        return other.entrant(f"run:{path}")
+    raise ValueError(f"unknown opponent {spec!r}: use {OPPONENTS}")

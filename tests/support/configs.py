@@ -1,0 +1,24 @@
+"""Tiny training configs shared by the tests and the multi-device check."""
+
+import dataclasses
+
+from hexjax.alphazero.iteration import TrainConfig
+from hexjax.alphazero.network import NetworkConfig
+from hexjax.alphazero.optimizer import OptimizerConfig
+from hexjax.alphazero.search import SearchConfig
+from hexjax.games import GameConfig
+
+
+def tiny_config(**changes) -> TrainConfig:
+    """Hex 4x4, a tiny network, 4 simulations, 8 games: compiles in seconds."""
+    config = TrainConfig(
+        game=GameConfig(name="hex", size=4),
+        network=NetworkConfig(preset="tiny"),
+        search=SearchConfig(num_simulations=4, max_considered_actions=4),
+        optimizer=OptimizerConfig(batch_size=16, steps_per_iteration=2, warmup_steps=1),
+        selfplay_games=8,
+        plies_per_iteration=4,
+        replay_capacity=256,
+        min_replay=16,
+    )
+    return dataclasses.replace(config, **changes)

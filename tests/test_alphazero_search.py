@@ -1,0 +1,114 @@
+"""mctx glue: illegal actions are never chosen nor expanded, even when the network wants them."""
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import hexjax
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero.search import SearchConfig, make_search
+
+
+class IllegalLover(nn.Module):
+    """A 'network' that puts all its policy mass on occupied cells (always illegal)."""
+
+    num_actions: int
+
+    @nn.compact
+    def __call__(self, obs):
+        stones = obs[..., 0] + obs[..., 1]  # own and opponent stones, every game
+        logits = 50.0 * stones.reshape(obs.shape[0], -1)
+        extra_actions = self.num_actions - logits.shape[1]  # pass or swap: neutral
+        logits = jnp.pad(logits, ((0, 0), (0, extra_actions)))
+        bias = self.param("bias", nn.initializers.zeros, (1,))  # a pytree to pass around
+        return logits, jnp.zeros(obs.shape[0]) + bias[0]
+
+
+def positions(game, count, plies, seed=0):
+    """`count` states after `plies` random legal moves (some may be over)."""
+    from hexjax.games import random_legal_action
+
+    states = jax.vmap(game.init)(jax.random.split(jax.random.key(seed), count))
+    for key in jax.random.split(jax.random.key(seed + 1), plies):
+        states = jax.vmap(game.step)(states, random_legal_action(key, states.legal_action_mask))
+    return states
+
+
+@pytest.mark.parametrize("policy", ["gumbel", "puct"])
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [("hex", {"size": 4}), ("gomoku", {"size": 5, "win_length": 3}), ("othello", {"size": 6})],
+)
+def test_search_never_picks_or_expands_illegal_actions(policy, name, options):
+    game = hexjax.make(name, **options)
+    net = IllegalLover(game.num_actions)
+    params = net.init(jax.random.key(0), jnp.zeros((1, *game.observation_shape)))["params"]
+    config = SearchConfig(policy=policy, num_simulations=48, max_considered_actions=16)
+    search = jax.jit(make_search(game, net, config))
+    states = positions(game, 32, plies=4)
+    live = ~np.asarray(states.terminated)
+    result = search(params, jax.random.key(1), states, jnp.zeros(32, jnp.int32))
+    legal = np.asarray(states.legal_action_mask)
+    action = np.asarray(result.action)
+    assert legal[np.arange(32), action][live].all()
+    # Deeper: no node of any tree has visited a child its own position forbids. (Below a
+    # finished game, every action is "illegal" and worth nothing: mctx may still go there.)
+    tree = result.tree
+    node_legal = np.asarray(tree.embeddings.legal_action_mask)  # [B, N, A]
+    visited = np.asarray(tree.children_visits) > 0  # [B, N, A]
+    in_play = node_legal.any(axis=-1, keepdims=True)
+    assert not (visited & ~node_legal & in_play)[live].any()
+    assert (visited & in_play)[live].sum() > 32 * 48 // 2  # the trees did grow
+    assert np.asarray(tree.node_visits)[:, 0].min() == 48 + 1  # the root took every simulation
+    policy_mass = np.asarray(result.policy)
+    assert np.allclose(policy_mass.sum(axis=1)[live], 1.0, atol=1e-5)
+    assert (policy_mass[~legal & live[:, None]] < 1e-6).all()
+
+
+def test_search_values_are_from_the_movers_view():
+    """Hex 2x2: Black (to move) wins by playing either cell of the top row next to its stone.
+    With a neutral network, the searched root value must be clearly positive for Black."""
+    game = hexjax.make("hex", size=2)
+    # Black a1, White b1... Black to move with a winning reply available.
+    state = game.from_moves("a1 b1")
+    states = jax.tree.map(lambda x: jnp.stack([x] * 4), state)
+    net = network_lib.make_network(network_lib.NetworkConfig(preset="tiny"), game.num_actions)
+    params = jax.tree.map(
+        jnp.zeros_like, network_lib.init_params(net, jax.random.key(0), (2, 2, 4))
+    )
+    search = jax.jit(make_search(game, net, SearchConfig(num_simulations=16, gumbel_scale=0.0)))
+    result = search(params, jax.random.key(0), states, jnp.zeros(4, jnp.int32))
+    win, lose = game.string_to_action("a2"), game.string_to_action("b2")
+    assert (np.asarray(result.action) == win).all()
+    assert (np.asarray(result.policy)[:, win] > 0.9).all()
+    q = np.asarray(result.tree.summary().qvalues)  # the reward and value for Black
+    assert np.allclose(q[:, win], 1.0) and (q[:, lose] < -0.5).all()
+
+
+@pytest.mark.parametrize("discount", [1.0, 0.9])
+def test_the_tree_discounts_each_ply_by_the_configured_rate(discount):
+    """Every edge to a game in progress hands the value over as -discount; an edge that ends
+    the game pays its reward and nothing after it (discount 0)."""
+    game = hexjax.make("hex", size=3)
+    states = positions(game, count=8, plies=3)
+    net = network_lib.make_network(network_lib.NetworkConfig(preset="tiny"), game.num_actions)
+    params = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
+    config = SearchConfig(num_simulations=32, max_considered_actions=9, discount=discount)
+    result = jax.jit(make_search(game, net, config))(params, jax.random.key(1), states)
+    tree = result.tree
+    expanded = np.asarray(tree.children_index) >= 0
+    child = np.maximum(np.asarray(tree.children_index), 0)
+    rows = np.arange(child.shape[0])[:, None, None]
+    over = np.asarray(tree.embeddings.terminated)[rows, child]  # [B, node, action]
+    discounts = np.asarray(tree.children_discounts)
+    assert expanded.sum() > 8 and (expanded & over).any() and (expanded & ~over).any()
+    assert np.allclose(discounts[expanded & ~over], -discount)
+    assert np.allclose(discounts[expanded & over], 0.0)
+
+
+def test_discount_outside_zero_to_one_is_refused():
+    for bad in (0.0, -0.5, 1.5):
+        with pytest.raises(ValueError, match="discount"):
+            SearchConfig(discount=bad)

@@ -1,0 +1,99 @@
+"""Self-play bookkeeping: value targets, games spanning iterations, nothing lost."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import hexjax
+from hexjax.alphazero import replay, selfplay
+from hexjax.alphazero.search import SearchResult
+
+# Hex 3x3: Black a1 a2 a3 joins the top and bottom rows on the fifth ply.
+SCRIPT = "a1 b1 a2 b2 a3"
+
+
+def scripted_search(game, script):
+    """A stand-in for the search that plays `script` (by ply) with a one-hot policy."""
+    actions = jnp.asarray(game.parse_moves(script) + [0] * game.max_plies, jnp.int32)
+
+    def search(params, key, states, ply):
+        del params, key
+        action = actions[ply]
+        policy = jax.nn.one_hot(action, game.num_actions)
+        value = jnp.zeros(action.shape[0])
+        return SearchResult(action=action, policy=policy, value=value, tree=None)
+
+    return search
+
+
+def test_value_targets_of_a_game_played_across_two_iterations():
+    game = hexjax.make("hex", size=3)
+    search = scripted_search(game, SCRIPT)
+    state = selfplay.init_selfplay(game, jax.random.key(0), batch=2)
+    # Iteration 1: three plies, the game is not over: nothing is ready, all three pend.
+    state, trajectory = selfplay.play(game, search, None, jax.random.key(1), state, plies=3)
+    state, rows, value, ready = selfplay.settle(state, trajectory)
+    assert not np.asarray(ready).any()
+    assert np.asarray(state.pending.valid).sum() == 2 * 3
+    # Iteration 2: plies four and five end the game (Black wins); a new game starts.
+    state, trajectory = selfplay.play(game, search, None, jax.random.key(2), state, plies=3)
+    assert np.asarray(trajectory.done).tolist() == [[False, False], [True, True], [False] * 2]
+    state, rows, value, ready = selfplay.settle(state, trajectory)
+    ready = np.asarray(ready)
+    assert ready.sum() == 2 * 5
+    movers = np.asarray(rows.mover)[ready].reshape(5, 2)  # time-major: [ply, game]
+    values = np.asarray(value)[ready].reshape(5, 2)
+    assert movers[:, 0].tolist() == [0, 1, 0, 1, 0]
+    assert values[:, 0].tolist() == [1, -1, 1, -1, 1]  # the mover's own view each time
+    # The policy targets are the moves that were played, in order.
+    played = np.asarray(rows.policy)[ready].reshape(5, 2, -1).argmax(axis=-1)[:, 0]
+    assert game.format_moves(played.tolist()) == SCRIPT
+    # The observation of ply 3 (Black to move after a1 b1) shows Black's a1 as its own stone.
+    obs = np.asarray(rows.obs)[ready].reshape(5, 2, 3, 3, -1)[2, 0]
+    assert obs[0, 0, 0] == 1 and obs[0, 1, 1] == 1
+    # The new game's first position waits in the pending buffer.
+    assert np.asarray(state.pending.valid).sum() == 2 * 1
+    assert (np.asarray(state.plies) == 1).all()
+
+
+def test_no_position_is_lost_or_duplicated():
+    from hexjax.alphazero.network import NetworkConfig, init_params, make_network
+    from hexjax.alphazero.search import SearchConfig, make_search
+
+    game = hexjax.make("gomoku", size=5, win_length=4)
+    net = make_network(NetworkConfig(preset="tiny"), game.num_actions)
+    params = init_params(net, jax.random.key(0), game.observation_shape)
+    search = make_search(game, net, SearchConfig(num_simulations=2, max_considered_actions=2))
+    state = selfplay.init_selfplay(game, jax.random.key(1), batch=8)
+    buffer = replay.init_buffer(game, capacity=10_000)
+
+    @jax.jit
+    def iteration(state, buffer, key):
+        state, trajectory = selfplay.play(game, search, params, key, state, plies=7)
+        state, rows, value, ready = selfplay.settle(state, trajectory)
+        buffer = replay.add(buffer, rows.obs, rows.policy, value, ready)
+        return state, buffer, trajectory.done.sum()
+
+    games = 0
+    for i in range(6):
+        state, buffer, done = iteration(state, buffer, jax.random.key(10 + i))
+        games += int(done)
+        pending = int(np.asarray(state.pending.valid).sum())
+        assert int(buffer.added) + pending == 8 * 7 * (i + 1)
+    assert games > 8  # several games finished, each with all its positions
+    values = np.asarray(buffer.value)[: int(buffer.size)]
+    assert set(np.unique(values)) <= {-1.0, 0.0, 1.0}
+
+
+def test_discounted_value_targets_shrink_with_the_plies_left():
+    """With discount g, a position k plies before the game's last move is worth g^k of the
+    outcome from its mover's view: the winner's last move 1, the loser's move before it -g."""
+    game = hexjax.make("hex", size=3)
+    state = selfplay.init_selfplay(game, jax.random.key(0), batch=1)
+    search = scripted_search(game, SCRIPT)
+    state, trajectory = selfplay.play(game, search, None, jax.random.key(1), state, plies=5)
+    value, finished = selfplay.value_targets(trajectory, discount=0.5)
+    assert np.asarray(finished).all()
+    assert np.asarray(value)[:, 0].tolist() == [0.0625, -0.125, 0.25, -0.5, 1.0]
+    value, _ = selfplay.value_targets(trajectory)
+    assert np.asarray(value)[:, 0].tolist() == [1, -1, 1, -1, 1]

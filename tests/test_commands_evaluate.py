@@ -1,0 +1,152 @@
+"""experiments/evaluate.py on a tiny run: every checkpoint against baselines, the JSON record,
+the curve, and clear errors for bad input."""
+
+import json
+
+import pytest
+
+from hexjax.commands import evaluate as evaluate_command
+from hexjax.commands import train as train_command
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("run")
+    argv = ["--preset", "tiny", "--board", "4", "--iterations", "4", "--eval-every", "0",
+            "--checkpoint-every", "2", "--quiet", "--workdir", str(workdir)]  # fmt: skip
+    assert train_command.main(argv) == 0
+    return workdir
+
+
+def test_every_checkpoint_against_each_opponent(tiny_run, capsys):
+    out = tiny_run / "all.json"
+    argv = ["--checkpoint", str(tiny_run), "--all-steps", "--opponent", "random",
+            "--opponent", "mcts:8", "--games", "4", "--simulations", "2",
+            "--out", str(out)]  # fmt: skip
+    assert evaluate_command.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "mcts:8 @" in printed and "random @" in printed
+    record = json.loads(out.read_text())
+    assert [e["step"] for e in record["evaluations"]] == [2, 4]
+    minutes = [e["minutes"] for e in record["evaluations"]]
+    assert 0 < minutes[0] <= minutes[1]  # rounded to 1/100 minute: a tiny run may tie
+    for evaluation in record["evaluations"]:
+        for summary in evaluation["results"].values():
+            assert summary["games"] == 4
+            assert summary["wins"] + summary["draws"] + summary["losses"] == 4
+    assert (tiny_run / "plots" / "curve.png").stat().st_size > 0
+
+
+def test_one_step_writes_its_record(tiny_run):
+    out = tiny_run / "one.json"
+    argv = ["--checkpoint", str(tiny_run), "--step", "2", "--games", "2", "--out", str(out)]
+    assert evaluate_command.main(argv) == 0
+    record = json.loads(out.read_text())
+    assert record["step"] == 2 and record["results"]["random"]["games"] == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--games", "3"], "--games must be even"),
+        (["--opponent", "mcts:0"], "mcts opponent needs a positive simulation count"),
+        (["--opponent", "alphago"], "unknown opponent 'alphago'"),
+        (["--step", "3"], "no checkpoint for step 3"),
+        (["--step", "2", "--all-steps"], "not both"),
+        (["--opponent", "checkpoint:/nonexistent"], "no checkpoint in /nonexistent"),
+        (["--step", "2", "--elo"], "not both"),
+        (["--elo", "--solver-accuracy"], "separate evaluations"),
+        (["--puzzles"], "the puzzles are Gomoku positions"),
+        (["--position", "a1 a1"], "a1"),
+        (["--openings", "/nonexistent/openings.txt"], "/nonexistent/openings.txt"),
+    ],
+)
+def test_bad_input_gets_a_message_and_exit_code_2(tiny_run, argv, message, capsys):
+    assert evaluate_command.main(["--checkpoint", str(tiny_run), *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_directory_without_checkpoints(tmp_path, capsys):
+    assert evaluate_command.main(["--checkpoint", str(tmp_path), "--all-steps"]) == 2
+    assert "no checkpoint in" in capsys.readouterr().err
+    assert not (tmp_path / "checkpoints").exists()  # reading makes no directories
+
+
+def test_records_openings_and_position_plots(tiny_run, tmp_path):
+    openings = tmp_path / "openings.txt"
+    openings.write_text("a1 d4\nb2 c3\n")
+    argv = ["--checkpoint", str(tiny_run), "--games", "4", "--simulations", "2",
+            "--opponent", "greedy", "--openings", str(openings), "--opening-plies", "0",
+            "--records", "--position", "b2 c3", "--out", str(tmp_path / "r.json")]  # fmt: skip
+    assert evaluate_command.main(argv) == 0
+    import hexjax
+
+    game = hexjax.make("hex", size=4)
+    lines = (tiny_run / "records" / "greedy.txt").read_text().splitlines()
+    assert [line.split()[:2] for line in lines] == [["a1", "d4"], ["b2", "c3"]] * 2
+    assert all(bool(game.from_moves(line).terminated) for line in lines)
+    for name in ("first_move.png", "position_1.png"):
+        assert (tiny_run / "plots" / name).stat().st_size > 0
+
+
+def test_every_first_move_once_with_each_colour_and_no_random_plies(tiny_run, tmp_path, capsys):
+    argv = ["--checkpoint", str(tiny_run), "--games", "32", "--simulations", "2",
+            "--opponent", "random", "--openings", "first-moves", "--records",
+            "--out", str(tmp_path / "f.json")]  # fmt: skip
+    assert evaluate_command.main(argv) == 0
+    assert "note:" not in capsys.readouterr().err  # 16 first moves, 16 games a colour
+    lines = (tiny_run / "records" / "random.txt").read_text().splitlines()
+    firsts = [line.split()[0] for line in lines]
+    assert sorted(firsts[:16]) == sorted(f"{c}{r}" for c in "abcd" for r in "1234")
+    assert firsts[16:] == firsts[:16]  # the same opening with the other colour
+    json_record = json.loads((tmp_path / "f.json").read_text())
+    assert json_record["openings"] == "first-moves" and json_record["opening_plies"] == 0
+    # six games a colour cannot play 16 openings equally often: said, not refused
+    argv[3] = "12"
+    assert evaluate_command.main(argv) == 0
+    assert "16 openings do not divide 6 games a colour" in capsys.readouterr().err
+
+
+def test_elo_round_robin_of_checkpoints_and_baselines(tiny_run, tmp_path, capsys):
+    out = tmp_path / "elo.json"
+    argv = ["--checkpoint", str(tiny_run), "--elo", "--opponent", "greedy", "--games", "4",
+            "--simulations", "2", "--out", str(out)]  # fmt: skip
+    assert evaluate_command.main(argv) == 0
+    record = json.loads(out.read_text())
+    assert set(record["elo"]) == {"step 2", "step 4", "random", "greedy"}
+    assert record["elo"]["random"] == 0.0
+    assert len(record["matches"]) == 6  # every pair once
+    assert all(m["games"] == 4 for m in record["matches"])
+    assert "round robin: 4 entrants" in capsys.readouterr().out
+    assert (tiny_run / "plots" / "elo.png").stat().st_size > 0
+
+
+def test_solver_accuracy_of_the_agent_its_network_and_a_baseline(tiny_run, tmp_path, capsys):
+    out = tmp_path / "accuracy.json"
+    argv = ["--checkpoint", str(tiny_run), "--solver-accuracy", "--opponent", "greedy",
+            "--games", "4", "--simulations", "2", "--out", str(out)]  # fmt: skip
+    assert evaluate_command.main(argv) == 0
+    record = json.loads(out.read_text())
+    results = record["solver_accuracy"]
+    assert set(results) == {"agent (2 simulations)", "agent's network alone", "greedy"}
+    for result in results.values():
+        assert result["positions"] + result["skipped"] == record["positions"] > 0
+        assert 0 <= result["accuracy"] <= 1
+    assert "empty cells from 4 games" in capsys.readouterr().out
+
+
+def test_puzzles_for_a_gomoku_agent_and_a_baseline(tmp_path, capsys):
+    workdir = tmp_path / "gomoku"
+    argv = ["--preset", "tiny", "--game", "gomoku", "--board", "9", "--iterations", "1",
+            "--eval-every", "0", "--quiet", "--workdir", str(workdir)]  # fmt: skip
+    assert train_command.main(argv) == 0
+    out = tmp_path / "puzzles.json"
+    argv = ["--checkpoint", str(workdir), "--puzzles", "--opponent", "greedy",
+            "--simulations", "2", "--out", str(out)]  # fmt: skip
+    assert evaluate_command.main(argv) == 0
+    results = json.loads(out.read_text())["puzzles"]
+    agent = results["agent (2 simulations)"]
+    assert sum(r["puzzles"] for r in agent.values()) == 4  # the 9x9 freestyle puzzles
+    greedy = results["greedy"]
+    assert greedy["win_in_one"]["accuracy"] == 1.0 and greedy["forced_block"]["accuracy"] == 1.0
+    assert "forced_block" in capsys.readouterr().out

@@ -1,0 +1,135 @@
+"""experiments/train.py: flags from the typed config, clear errors for bad input."""
+
+import json
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from hexjax.commands import train as train_command
+from hexjax.training import loop, restore
+
+SCRIPT = pathlib.Path(__file__).parents[1] / "experiments" / "train.py"
+
+
+def load_cli():
+    return train_command
+
+
+def test_flags_reach_the_config():
+    config, workdir, options = load_cli().parse(
+        ["--game", "gomoku", "--rule", "renju", "--board", "11", "--simulations", "8",
+         "--search.policy", "puct", "--optimizer.learning_rate", "3e-4", "--selfplay_games",
+         "64", "--network.compute_dtype", "bfloat16", "--iterations", "3"]
+    )  # fmt: skip
+    assert (config.game.name, config.game.size, config.game.rule) == ("gomoku", 11, "renju")
+    assert config.search.num_simulations == 8 and config.search.policy == "puct"
+    assert config.optimizer.learning_rate == 3e-4 and config.selfplay_games == 64
+    assert config.network.compute_dtype == "bfloat16"
+    assert workdir == "runs/gomoku11" and options.iterations == 3 and options.minutes is None
+
+
+def test_a_resumed_run_keeps_its_cadence_unless_given_again(tmp_path):
+    cli = load_cli()
+    _, _, fresh = cli.parse(["--workdir", str(tmp_path)])
+    assert (fresh.checkpoint_every, fresh.eval_every) == (50, 25)  # the defaults
+    stored = {
+        "eval_every": 0,
+        "eval_games": 8,
+        "checkpoint_every": 100000,
+        "checkpoint_minutes": 12,
+    }
+    (tmp_path / loop.CADENCE_FILE).write_text(json.dumps(stored))
+    _, _, resumed = cli.parse(["--workdir", str(tmp_path), "--resume"])
+    assert {k: getattr(resumed, k) for k in stored} == stored
+    _, _, changed = cli.parse(["--workdir", str(tmp_path), "--resume", "--checkpoint-every", "9"])
+    assert changed.checkpoint_every == 9 and changed.checkpoint_minutes == 12
+    _, _, new_run = cli.parse(["--workdir", str(tmp_path)])  # not resuming: the defaults
+    assert new_run.checkpoint_every == 50
+
+
+def test_defaults_are_hex_seven_for_five_minutes():
+    config, workdir, options = load_cli().parse([])
+    assert (config.game.name, config.game.size) == ("hex", 7)
+    assert options.minutes == 5.0 and workdir == "runs/hex7"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--board", "1"], "hex size must be"),
+        (["--game", "gomoku", "--board", "30"], "gomoku size must be"),
+        (["--search.num_simulations", "0"], "num_simulations must be at least 1"),
+        (["--minutes", "-1"], "--minutes must be positive"),
+        (["--network.preset", "huge"], "network preset must be one of"),
+        (["--cpu-devices", "0"], "--cpu-devices must be at least 1"),
+    ],
+)
+def test_bad_values_get_a_message_and_exit_code_2(argv, message, capsys, tmp_path):
+    code = load_cli().main([*argv, "--workdir", str(tmp_path)])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "checkpoints").exists() or not any((tmp_path / "checkpoints").iterdir())
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--search.simulations", "3"], "unrecognized arguments"),
+        (["--optimizer.name", "rmsprop"], "invalid choice: 'rmsprop'"),
+        (["--game.swap", "maybe"], "expected true or false"),
+    ],
+)
+def test_flags_argparse_rejects(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        load_cli().parse(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_tiny_run_writes_its_outputs(tmp_path, capsys):
+    argv = ["--preset", "tiny", "--board", "4", "--iterations", "4", "--eval-every", "2",
+            "--eval-games", "8", "--workdir", str(tmp_path)]  # fmt: skip
+    assert load_cli().main(argv) == 0
+    assert "done: iteration 4" in capsys.readouterr().out
+    records = [json.loads(x) for x in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [r["iteration"] for r in records] == [1, 2, 3, 4]
+    assert 0 <= records[-1]["vs_random"] <= 1 and "vs_greedy_low" in records[-1]
+    assert list((tmp_path / "tensorboard").iterdir())
+    assert (tmp_path / "plots" / "evaluation.png").exists()
+    assert json.loads((tmp_path / "config.json").read_text())["game"]["size"] == 4
+    assert json.loads((tmp_path / loop.CADENCE_FILE).read_text())["eval_every"] == 2
+
+
+def _start_run(workdir, ignore_sigint: bool) -> subprocess.Popen:
+    argv = [sys.executable, str(SCRIPT), "--preset", "tiny", "--board", "4",
+            "--iterations", "100000", "--eval-every", "0", "--checkpoint-every", "1000",
+            "--workdir", str(workdir)]  # fmt: skip
+    if ignore_sigint:  # as a shell starts `cmd &`: the run must still save when asked to stop
+        argv = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *argv]
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize(
+    "signum, ignore_sigint", [(signal.SIGTERM, False), (signal.SIGINT, True)], ids=["term", "int"]
+)
+def test_a_signal_stops_the_run_with_its_checkpoint(signum, ignore_sigint, tmp_path):
+    process = _start_run(tmp_path, ignore_sigint)
+    metrics = tmp_path / "metrics.jsonl"
+    deadline = time.monotonic() + 300
+    while not (metrics.exists() and len(metrics.read_text().splitlines()) >= 3):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the run wrote no metrics in 5 minutes"
+        time.sleep(0.2)
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 128 + signum, err
+    name = signal.Signals(signum).name
+    assert f"stopped by {name}" in err and "--resume" in err
+    last = json.loads(metrics.read_text().splitlines()[-1])["iteration"]
+    # The checkpoint holds the last iteration logged, far before the 1000-iteration period.
+    assert last >= 3
+    assert restore.checkpoint_steps(tmp_path) == [last]

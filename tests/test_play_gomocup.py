@@ -1,0 +1,296 @@
+"""The Gomocup brain: every command over text streams, a whole game, positions from BOARD (renju
+included), takebacks, time limits, errors that change nothing, and once over stdin/stdout."""
+
+import functools
+import io
+import time
+
+import numpy as np
+import pytest
+from support.play_models import engine_process, make_tiny_model
+
+import hexjax
+from hexjax.play import AgentMove, Agents
+from hexjax.play.gomocup import GomocupEngine, rule_name, simulations_for
+
+ABOUT = 'name="hexjax", version="0.1.0", author="hexjax", country="-"'
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("models")
+    make_tiny_model(directory, "gomoku9", "gomoku", 9)
+    make_tiny_model(directory, "renju9", "gomoku", 9, rule="renju")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def agents(model_dir):
+    return Agents(model_dir=model_dir)  # shared, so each search compiles once per file
+
+
+def talk(engine: GomocupEngine, script: str) -> list[str]:
+    output = io.StringIO()
+    engine.run(io.StringIO(script), output)
+    return output.getvalue().splitlines()
+
+
+def point(answer: str) -> tuple[int, int]:
+    """(row, column) of an answer "x,y" (x the column, y the row from the top)."""
+    x, y = map(int, answer.split(","))
+    return y, x
+
+
+def board_lines(own, opponent) -> str:
+    """BOARD's lines for stones given as (row, column): field 1 the brain's, 2 the opponent's."""
+    stones = [(r, c, 1) for r, c in own] + [(r, c, 2) for r, c in opponent]
+    return "".join(f"{c},{r},{field}\n" for r, c, field in stones)
+
+
+def five(board: np.ndarray, colour: int) -> bool:
+    """Five or more of `colour` in a row (freestyle), counted here, not by hexjax."""
+    n = len(board)
+    for r in range(n):
+        for c in range(n):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                cells = [(r + i * dr, c + i * dc) for i in range(5)]
+                if all(0 <= y < n and 0 <= x < n and board[y, x] == colour for y, x in cells):
+                    return True
+    return False
+
+
+@functools.cache
+def renju(size: int):
+    return hexjax.make("gomoku", size=size, rule="renju")  # one, so it compiles once
+
+
+def forbidden(board: np.ndarray) -> np.ndarray:
+    """bool[n, n]: Black's forbidden points on `board` (1 Black, 2 White), by hexjax's renju."""
+    game = renju(len(board))
+    return game.forbidden_mask(game.from_board(board, 0))
+
+
+def test_commands_and_errors(agents):
+    engine = GomocupEngine(agents, simulations=4)
+    script = """ABOUT
+BEGIN
+START 10
+START x
+RECTSTART 9,9
+FROBNICATE
+start 9
+INFO timeout_turn 5000
+INFO time_left lots
+INFO rule 1
+BEGIN
+INFO rule 0
+TURN 9,0
+TURN 4
+TAKEBACK 0,0
+END
+ABOUT
+"""
+    answers = talk(engine, script)
+    assert answers[0] == ABOUT
+    assert answers[1] == "ERROR no board yet: START N first"
+    assert answers[2].startswith("ERROR no shipped model for gomoku 10x10 freestyle")
+    assert answers[3] == "ERROR expected START N, e.g. START 15, got 'x'"
+    assert answers[4].startswith("ERROR rectangular boards are not supported")
+    assert answers[5] == "UNKNOWN command 'FROBNICATE'"
+    assert answers[6] == "OK"  # INFO is answered by silence
+    assert answers[7].startswith("ERROR no shipped model for gomoku 9x9 standard")  # rule 1
+    assert answers[8] == "ERROR the point 9,0 is off the 9x9 board"
+    assert answers[9] == "ERROR expected a point x,y, got '4'"
+    assert answers[10] == "ERROR no stone at 0,0 to take back"
+    assert len(answers) == 11 and engine.ended  # nothing read after END
+    assert engine.rule == "freestyle" and engine.match.board().sum() == 0
+
+
+def test_a_whole_game_to_five_in_a_row(agents):
+    engine = GomocupEngine(agents, simulations=4)
+    assert talk(engine, "START 9\n") == ["OK"]
+    n = 9
+    board = np.zeros((n, n), np.int8)  # 1 the brain (Black: it begins), 2 the test
+    command = "BEGIN"
+    for _ in range(n * n):
+        [answer] = talk(engine, command + "\n")
+        assert board[point(answer)] == 0, f"{answer} is taken"
+        board[point(answer)] = 1
+        if five(board, 1) or board.all():
+            result = "Black wins" if five(board, 1) else "draw"
+            assert talk(engine, "TURN 0,0\n") == [f"ERROR the game is over: {result}"]
+            break
+        # The test fills the board from the top row down: five in a row unless blocked.
+        r, c = np.argwhere(board == 0)[0]
+        board[r, c] = 2
+        command = f"TURN {c},{r}"
+        if five(board, 2) or board.all():
+            result = "White wins" if five(board, 2) else "draw"
+            assert talk(engine, command + "\n") == [f"ERROR the game is over: {result}"]
+            break
+    else:
+        pytest.fail("the game did not end")
+    np.testing.assert_array_equal(engine.match.board(), board)
+
+
+def test_takeback_and_restart(agents):
+    engine = GomocupEngine(agents, simulations=4)
+    first = talk(engine, "START 9\nBEGIN\n")[1]
+    theirs = "0,0" if first != "0,0" else "1,0"
+    [reply] = talk(engine, f"TURN {theirs}\n")
+    # Both moves back, the same move again: the same position, so the same (searched) reply.
+    assert talk(engine, f"TAKEBACK {reply}\nTAKEBACK {theirs}\n") == ["OK", "OK"]
+    assert engine.match.board().sum() == 1
+    assert talk(engine, f"TURN {theirs}\n") == [reply]
+    # A stone that is not the last move comes off too; its owner is then to move.
+    assert talk(engine, f"TAKEBACK {theirs}\n") == ["OK"]
+    board = engine.match.board()
+    assert board[point(theirs)] == 0 and (board == 1).sum() == 2 and engine.match.to_play == 1
+    [again] = talk(engine, f"TURN {theirs}\n")
+    board = engine.match.board()
+    assert board[point(again)] == 1 and (board == 1).sum() == 3 and (board == 2).sum() == 1
+    r, c = np.argwhere(board == 0)[0]
+    assert talk(engine, f"TAKEBACK {c},{r}\nTAKEBACK 9,9\n") == [
+        f"ERROR no stone at {c},{r} to take back",
+        "ERROR the point 9,9 is off the 9x9 board",
+    ]
+    assert talk(engine, "RESTART\nBEGIN\n") == ["OK", first]  # an empty board, the same move
+
+
+def test_board_sets_the_position_with_the_brain_to_move(agents):
+    engine = GomocupEngine(agents, simulations=4)
+    # The opponent has one stone more, so it is Black: an open four on row 4 (columns 2-5).
+    theirs = [(4, 2), (4, 3), (4, 4), (4, 5)]
+    mine = [(0, 0), (8, 8), (0, 8)]
+    [answer] = talk(engine, f"START 9\nBOARD\n{board_lines(mine, theirs)}DONE\n")[1:]
+    board = np.zeros((9, 9), np.int8)
+    board[tuple(zip(*theirs, strict=True))] = 1
+    board[tuple(zip(*mine, strict=True))] = 2
+    assert board[point(answer)] == 0
+    board[point(answer)] = 2  # the brain plays White
+    np.testing.assert_array_equal(engine.match.board(), board)
+    # Malformed positions, or one already won, are refused and the game goes on unchanged.
+    for lines, message in [
+        ("1,1\n", "BOARD lines are x,y,field, got '1,1'"),
+        ("1,1,3\n", "BOARD field 3 in '1,1,3': only 1 and 2 are supported"),
+        ("1,1,1\n1,1,2\n", "BOARD names the point 1,1 twice"),
+        ("9,1,1\n", "the point 9,1 is off the 9x9 board"),
+        (board_lines([], [(0, c) for c in range(5)]), "the game is over: Black wins"),
+    ]:
+        assert talk(engine, f"BOARD\n{lines}DONE\nABOUT\n") == [f"ERROR {message}", ABOUT]
+        np.testing.assert_array_equal(engine.match.board(), board)
+    # The opponent completes its four at an end the brain left open: five for Black.
+    end = (4, 1) if board[4, 1] == 0 else (4, 6)
+    [answer] = talk(engine, f"TURN {end[1]},{end[0]}\n")
+    assert answer == "ERROR the game is over: Black wins"
+
+
+def test_renju_by_info_rule_never_plays_a_forbidden_point(agents):
+    engine = GomocupEngine(agents, simulations=4)
+    assert talk(engine, "START 9\nINFO rule 4\n") == ["OK"]
+    # Equal counts: the brain is Black, and x 4, y 4 would be its double three.
+    black = [(4, 2), (4, 3), (2, 4), (3, 4)]
+    white = [(0, 0), (0, 8), (8, 0), (8, 8)]
+    board = np.zeros((9, 9), np.int8)
+    board[tuple(zip(*black, strict=True))] = 1
+    board[tuple(zip(*white, strict=True))] = 2
+    before = forbidden(board)
+    assert before[4, 4]
+    [answer] = talk(engine, f"BOARD\n{board_lines(black, white)}DONE\n")
+    assert board[point(answer)] == 0 and not before[point(answer)], answer
+    board[point(answer)] = 1
+    r, c = (8, 4) if board[8, 4] == 0 else (8, 3)  # White's move, then Black's again
+    board[r, c] = 2
+    before = forbidden(board)
+    [answer] = talk(engine, f"TURN {c},{r}\n")
+    assert board[point(answer)] == 0 and not before[point(answer)], answer
+    board[point(answer)] = 1
+    assert engine.match.game.rule == "renju"
+    np.testing.assert_array_equal(engine.match.board(), board)
+    # The opponent is Black (one stone more) with double threes at x 3, y 3 and x 7, y 6: the
+    # brain's move can spoil one of them at most, and Black's move to the other is refused.
+    black = [(3, 1), (3, 2), (1, 3), (2, 3), (6, 5), (6, 6), (4, 7), (5, 7)]
+    white = [(8, 0), (0, 8), (8, 2), (7, 0), (8, 4), (0, 6), (6, 0)]
+    [answer] = talk(engine, f"BOARD\n{board_lines(white, black)}DONE\n")
+    board = np.zeros((9, 9), np.int8)
+    board[tuple(zip(*black, strict=True))] = 1
+    board[tuple(zip(*white, strict=True))] = 2
+    board[point(answer)] = 2
+    left = [(r, c) for r, c in [(3, 3), (6, 7)] if forbidden(board)[r, c]]
+    assert left, "one of the two double threes is left"
+    r, c = left[0]
+    [refused] = talk(engine, f"TURN {c},{r}\n")
+    assert refused.startswith("ERROR") and "forbidden for Black" in refused
+    np.testing.assert_array_equal(engine.match.board(), board)
+
+
+class TimedAgent:
+    """Takes a millisecond per simulation and plays the first legal point; records the
+    simulations asked for."""
+
+    def __init__(self, game):
+        self.game = game
+        self.default_simulations = 64
+        self.asked = []
+
+    def move(self, state, simulations=None):
+        self.asked.append(simulations)
+        time.sleep(simulations / 1000)
+        action = int(np.flatnonzero(np.asarray(state.legal_action_mask))[0])
+        return AgentMove(action, np.zeros(self.game.num_actions, np.float32), 0.0)
+
+
+class OnlyAgent:
+    def __init__(self, agent):
+        self.agent = agent
+
+    def get(self, game, size, rule="freestyle", swap=False):
+        return self.agent
+
+
+def test_time_limits_scale_the_simulations_down(agents):
+    assert [rule_name(bits) for bits in range(7)] == [
+        "freestyle", "standard", "freestyle", "standard", "renju", "renju", "renju"
+    ]  # fmt: skip
+    assert simulations_for(None, 0.01, 64) == 64 and simulations_for(9.0, None, 64) == 64
+    assert simulations_for(100.0, 0.01, 64) == 64
+    assert simulations_for(1.0, 0.01, 64) == 32  # 0.64 s is over half the second
+    assert simulations_for(0.0, 0.01, 64) == 1  # timeout_turn 0: as fast as possible
+    engine = GomocupEngine(agents)
+    assert engine.budget() is None
+    engine.answer("INFO timeout_turn 2000")
+    engine.answer("INFO time_left 2147483647")  # no match limit
+    assert engine.budget() == 2.0
+    engine.answer("INFO time_left 10000")
+    assert engine.budget() == 0.5  # 10 s shared among the next 20 moves
+    engine.answer("INFO time_left -300")  # overdrawn
+    assert engine.budget() == 0.0
+    # In a game: the first move at a count compiles its search, the second measures the speed
+    # (1 ms a simulation here), the third fits 0.1 s per move.
+    agent = TimedAgent(agents.get("gomoku", 9).game)
+    engine = GomocupEngine(OnlyAgent(agent))
+    answers = talk(engine, "START 9\nINFO timeout_turn 100\nBEGIN\nTURN 0,8\nTURN 1,8\n")
+    assert answers == ["OK", "0,0", "1,0", "2,0"]
+    assert agent.asked[:2] == [64, 64] and 1 <= agent.asked[2] <= 32
+
+
+def test_over_stdin_and_stdout(model_dir, tmp_path):
+    # Line by line with CR LF, as Piskvork talks: a brain that does not flush hangs here.
+    args = ["--model-dir", str(model_dir), "--simulations", "4"]
+    with engine_process("hexjax.play.gomocup", args, tmp_path / "stderr") as process:
+
+        def ask(command: str) -> str:
+            process.stdin.write(command + "\r\n")
+            process.stdin.flush()
+            return process.stdout.readline().rstrip("\r\n")
+
+        assert ask("START 9") == "OK"
+        process.stdin.write("INFO timeout_turn 30000\r\nINFO rule 0\r\n")
+        first = point(ask("BEGIN"))
+        theirs = (0, 0) if first != (0, 0) else (0, 1)
+        second = point(ask(f"TURN {theirs[1]},{theirs[0]}"))
+        assert len({first, second, theirs}) == 3
+        assert ask("ABOUT") == ABOUT
+        process.stdin.write("END\r\n")
+        process.stdin.flush()
+        assert process.wait(timeout=60) == 0, (tmp_path / "stderr").read_text()

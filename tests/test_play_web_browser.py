@@ -1,0 +1,164 @@
+"""The play page in headless Chromium (Playwright), served by uvicorn on tiny untrained models.
+
+Needs /usr/bin/chromium (Debian's `chromium`; `.ci/run` installs it): skipped without it, except
+under CI (the CI variable set), where a missing browser fails. Screenshots of the three boards
+go to test-artifacts/ at the repository root.
+"""
+
+import os
+import pathlib
+import socket
+import threading
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = pathlib.Path(__file__).parents[1] / "test-artifacts"
+TIMEOUT_MS = 180_000  # the first search of each game compiles it
+
+
+def _unavailable(reason: str):
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}; CI must run the browser test", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+try:
+    import uvicorn
+    from playwright.sync_api import expect, sync_playwright
+except ImportError as error:
+    _unavailable(f"the web extras are not installed ({error})")
+
+from support.play_models import make_tiny_model  # noqa: E402
+
+from hexjax.play import Agents  # noqa: E402
+from hexjax.play.web import create_app  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("models")
+    make_tiny_model(directory, "gomoku7", "gomoku", 7, rule="freestyle")
+    make_tiny_model(directory, "hex5", "hex", 5)
+    make_tiny_model(directory, "othello6", "othello", 6)
+    app = create_app(Agents(model_dir=directory), simulations=2)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))  # a free port, held from here on
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/"
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        listener.close()
+
+
+@pytest.fixture
+def page():
+    if not pathlib.Path(CHROMIUM).exists():
+        _unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1000, "height": 720})
+        page.set_default_timeout(TIMEOUT_MS)
+        expect.set_options(timeout=TIMEOUT_MS)
+        yield page
+        browser.close()
+
+
+def points(page, selector: str) -> list[tuple[float, float]]:
+    """The corners of an SVG polygon, rounded to hundredths."""
+    text = page.locator(selector).get_attribute("points")
+    return [tuple(round(float(v), 2) for v in pair.split(",")) for pair in text.split()]
+
+
+def start_game(page, label: str) -> None:
+    page.select_option("#variant", label=label)
+    page.click("#start")
+    expect(page.locator("#start")).to_be_enabled()  # disabled while the game is requested
+
+
+def test_play_three_games_in_the_page(page, url):
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    ARTIFACTS.mkdir(exist_ok=True)
+    board = page.locator("#board")
+    stones = {s: page.locator(f'#board .target[data-stone="{s}"]') for s in (1, 2)}
+
+    # HEX opens (listed first): hexagons tiling a rhombus, sides coloured by who joins them.
+    page.goto(url)
+    expect(board).to_have_attribute("data-game", "hex")
+    expect(page.locator("#start")).to_be_enabled()
+    expect(page.locator("#variant option")).to_have_text(
+        ["hex 5x5", "gomoku 7x7 freestyle", "othello 6x6"]
+    )
+    expect(page.locator("#board polygon.hex-cell")).to_have_count(25)
+    # Two sides a cell along each edge of the board; the obtuse corners' shared side is Black's.
+    expect(page.locator("#board .edge-black")).to_have_count(20)  # top and bottom rows
+    expect(page.locator("#board .edge-white")).to_have_count(18)  # left and right columns
+    a1, b1, a2 = (points(page, f'#board [data-action="{a}"]') for a in (0, 1, 5))
+    assert len(a1) == 6 and len(set(a1)) == 6
+    assert {a1[1], a1[2]} == {b1[5], b1[4]}  # a1's east side is b1's west side
+    assert {a1[2], a1[3]} == {a2[0], a2[5]}  # a2 sits below, half a cell to the right
+
+    page.click('#board [data-action="12"]')  # c3
+    expect(stones[2]).to_have_count(1)  # the AI's reply is on the board
+    expect(stones[1]).to_have_count(1)
+    expect(page.locator('#board [data-action="12"]')).to_have_attribute("data-stone", "1")
+    expect(page.locator("#thinking")).to_be_hidden()
+    expect(page.locator("#moves li")).to_have_count(2)
+    expect(page.locator("#message")).to_be_hidden()
+
+    page.click('#board [data-action="12"]')  # occupied
+    expect(page.locator("#message")).to_be_visible()
+    expect(page.locator("#message")).to_contain_text("c3: that cell is already occupied")
+    expect(page.locator("#moves li")).to_have_count(2)
+
+    page.check("#show-heatmap")
+    page.check("#show-winbar")
+    expect(page.locator("#heatmap circle.heat").first).to_be_visible()
+    expect(page.locator("#winbar")).to_be_visible()
+    expect(page.locator("#winbar-text")).to_contain_text("Black")
+    expect(page.locator("#message")).to_be_hidden()
+    page.screenshot(path=ARTIFACTS / "web-hex.png", full_page=True)
+    page.uncheck("#show-heatmap")
+    page.uncheck("#show-winbar")
+    expect(page.locator("#heatmap")).to_have_count(0)
+
+    # GOMOKU: a line grid, stones on its intersections.
+    start_game(page, "gomoku 7x7 freestyle")
+    expect(board).to_have_attribute("data-game", "gomoku")
+    expect(page.locator("#board line.grid-line")).to_have_count(14)
+    expect(page.locator("#board rect.point")).to_have_count(49)
+    expect(page.locator("#board circle.stone")).to_have_count(0)
+    page.click('#board [data-action="24"]')  # d4, the centre
+    expect(page.locator("#board circle.stone")).to_have_count(2)
+    centre = page.locator("#board circle.stone-1")
+    lines = page.locator("#board line.grid-line")
+    row_3, column_3 = lines.nth(6), lines.nth(7)  # two lines per index: its row, its column
+    assert centre.get_attribute("cy") == row_3.get_attribute("y1") == row_3.get_attribute("y2")
+    assert centre.get_attribute("cx") == column_3.get_attribute("x1")
+    page.screenshot(path=ARTIFACTS / "web-gomoku.png", full_page=True)
+
+    # OTHELLO: green squares, the four starting discs, dots on Black's four moves.
+    start_game(page, "othello 6x6")
+    expect(board).to_have_attribute("data-game", "othello")
+    expect(page.locator("#board rect.square")).to_have_count(36)
+    expect(page.locator("#board circle.stone")).to_have_count(4)
+    expect(page.locator("#board circle.hint")).to_have_count(4)
+    expect(page.locator("#pass")).to_be_hidden()
+    page.screenshot(path=ARTIFACTS / "web-othello.png", full_page=True)
+
+    assert errors == []
