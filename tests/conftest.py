@@ -1,6 +1,23 @@
-"""Shared test settings: the option sets each registered game is tested under."""
+"""Shared test settings: the option sets each registered game is tested under, and one XLA
+compilation cache for the session."""
+
+import os
+import shutil
+import tempfile
 
 import jax
+
+# Many tests compile the same small programs (a tiny run's iteration, the same arena), also in
+# the subprocesses they start: one persistent compilation cache for the whole session, shared
+# through the environment, compiles each once. It starts empty, so no test reads another run's.
+os.environ["JAX_COMPILATION_CACHE_DIR"] = tempfile.mkdtemp(prefix="hexjax-xla-cache-")
+os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
+jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(os.environ["JAX_COMPILATION_CACHE_DIR"], ignore_errors=True)
 
 jax.config.update("jax_enable_x64", False)
 # One CPU device, started now, whatever the machine: the trainer's CLI, called in-process by
