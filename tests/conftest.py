@@ -19,6 +19,7 @@ jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(os.environ["JAX_COMPILATION_CACHE_DIR"], ignore_errors=True)
 
+
 jax.config.update("jax_enable_x64", False)
 # One CPU device, started now, whatever the machine: the trainer's CLI, called in-process by
 # tests, would otherwise split the CPU per core (multi-device tests run in a subprocess).

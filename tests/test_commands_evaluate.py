@@ -2,6 +2,9 @@
 the curve, and clear errors for bad input."""
 
 import json
+import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -150,3 +153,27 @@ def test_puzzles_for_a_gomoku_agent_and_a_baseline(tmp_path, capsys):
     greedy = results["greedy"]
     assert greedy["win_in_one"]["accuracy"] == 1.0 and greedy["forced_block"]["accuracy"] == 1.0
     assert "forced_block" in capsys.readouterr().out
+
+
+def test_a_corrupt_checkpoint_gets_one_line_and_the_newest_readable_plays(tmp_path):
+    """In a fresh process, as a user runs it: no kilobytes of asyncio tracebacks after the
+    message (TensorStore's callbacks into Orbax's closed event loop)."""
+    argv = ["--preset", "tiny", "--board", "3", "--iterations", "2", "--eval-every", "0",
+            "--checkpoint-every", "1", "--quiet", "--workdir", str(tmp_path)]  # fmt: skip
+    assert train_command.main(argv) == 0
+    for data in (tmp_path / "checkpoints" / "2" / "tree").rglob("*"):
+        if data.is_file() and data.stat().st_size > 0 and "METADATA" not in data.name:
+            data.write_bytes(b"garbage" * 3)
+    script = pathlib.Path(__file__).parents[1] / "experiments" / "evaluate.py"
+    common = [sys.executable, str(script), "--checkpoint", str(tmp_path), "--games", "2",
+              "--simulations", "2", "--out", str(tmp_path / "e.json")]  # fmt: skip
+    fallback = subprocess.run(common, capture_output=True, text=True, timeout=600, check=False)
+    assert fallback.returncode == 0, fallback.stderr[-2000:]
+    assert fallback.stderr.count("\n") == 1 and "step 2" in fallback.stderr, fallback.stderr
+    assert "using step 1" in fallback.stderr
+    named = subprocess.run(
+        [*common, "--step", "2"], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert named.returncode == 2
+    assert named.stderr.startswith("error: checkpoint step 2") and len(named.stderr) < 400
+    assert "Event loop is closed" not in fallback.stderr + named.stderr

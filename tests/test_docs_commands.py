@@ -39,7 +39,8 @@ def _commands() -> list[tuple[str, str]]:
     for page in PAGES:
         for line in _code_lines(page.read_text()):
             line = line.split("#")[0].strip().removeprefix(".venv/bin/")
-            if line.startswith("python experiments/") and "<" not in line:
+            placeholder = any(mark in line for mark in ("<", "..."))
+            if line.startswith("python experiments/") and not placeholder:
                 found.append((page.name, line))
     return found
 

@@ -1,6 +1,7 @@
 """Checkpoints: exact resume, and clear errors that never destroy good checkpoints."""
 
 import dataclasses
+import json
 import pathlib
 
 import jax
@@ -65,18 +66,79 @@ def test_resume_without_a_checkpoint_is_a_clear_error(tmp_path):
         loop.run(CONFIG, tmp_path, options(1, resume=True))
 
 
-def test_a_corrupt_checkpoint_names_itself_and_keeps_the_others(tmp_path):
+def corrupt(step_directory: pathlib.Path) -> None:
+    for data in (step_directory / "tree").rglob("*"):
+        if data.is_file() and data.stat().st_size > 0 and "METADATA" not in data.name:
+            data.write_bytes(b"garbage" * 3)
+
+
+def template():
+    init, _ = make_iteration(CONFIG)
+    return init(jax.random.key(0)), jax.random.key(0)
+
+
+def logged_iterations(path) -> list[int]:
+    return [json.loads(line)["iteration"] for line in pathlib.Path(path).read_text().splitlines()]
+
+
+def test_a_corrupt_latest_checkpoint_resumes_from_the_previous_one(tmp_path, capsys):
     loop.run(CONFIG, tmp_path, options(3, checkpoint_every=1))
     directory = tmp_path / "checkpoints"
     assert Checkpointer(directory).steps() == [1, 2, 3]
-    for data in (directory / "3" / "tree").rglob("*"):
-        if data.is_file() and data.stat().st_size > 0 and "METADATA" not in data.name:
-            data.write_bytes(b"garbage" * 3)
-    with pytest.raises(CheckpointError, match=r"step 3 .* could not be read.*earlier.*\[1, 2\]"):
-        final_state(tmp_path)
-    with pytest.raises(CheckpointError):
-        loop.run(CONFIG, tmp_path, options(1, resume=True))
-    assert Checkpointer(directory).steps() == [1, 2, 3]  # nothing was deleted
-    init, _ = make_iteration(CONFIG)
-    earlier = Checkpointer(directory).restore(init(jax.random.key(0)), jax.random.key(0), step=2)
-    assert int(earlier.state.iteration) == 2
+    corrupt(directory / "3")
+    # Asked for by number, the bad step is an error naming it, short, and the earlier ones.
+    with pytest.raises(
+        CheckpointError, match=r"step 3 .* could not be read.*earlier.*\[1, 2\]"
+    ) as bad:
+        Checkpointer(directory).restore(*template(), step=3)
+    assert len(str(bad.value)) < 400
+    # Otherwise the newest readable one, with the skipped one listed.
+    restored = final_state(tmp_path)
+    assert restored.step == 2 and [step for step, _ in restored.skipped] == [3]
+    assert Checkpointer(directory).steps() == [1, 2, 3]  # reading deletes nothing
+    capsys.readouterr()
+    loop.run(CONFIG, tmp_path, options(2, resume=True, checkpoint_every=1))
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "step 3" in warnings[0] and "step 2" in warnings[0]
+    assert len(warnings[0]) < 400
+    assert (tmp_path / "unreadable-checkpoints" / "3" / "tree").is_dir()  # kept, out of the way
+    assert Checkpointer(directory).steps() == [1, 2, 3, 4]  # 3 and 4 trained again from 2
+    assert logged_iterations(tmp_path / "metrics.jsonl") == [1, 2, 3, 4]
+    assert logged_iterations(tmp_path / "metrics.superseded.jsonl") == [3]
+
+
+def test_resuming_an_earlier_step_sets_the_later_ones_aside(tmp_path, capsys):
+    loop.run(CONFIG, tmp_path, options(3, checkpoint_every=1))
+    loop.run(CONFIG, tmp_path, dataclasses.replace(options(1, resume=True), step=1))
+    assert "later checkpoints [2, 3]" in capsys.readouterr().err
+    assert Checkpointer(tmp_path / "checkpoints").steps() == [1, 2]
+    assert Checkpointer(tmp_path / "superseded-checkpoints").steps() == [2, 3]
+    assert logged_iterations(tmp_path / "metrics.jsonl") == [1, 2]
+    # Step 2 played again from step 1 is the step 2 set aside, bit for bit.
+    again = Checkpointer(tmp_path / "checkpoints").restore(*template(), step=2)
+    before = Checkpointer(tmp_path / "superseded-checkpoints").restore(*template(), step=2)
+    assert leaves_equal(again.state, before.state)
+    with pytest.raises(ValueError, match="--step .* --resume"):
+        dataclasses.replace(options(1), step=1)
+    with pytest.raises(CheckpointError, match="no checkpoint for step 7.*available"):
+        loop.run(CONFIG, tmp_path, dataclasses.replace(options(1, resume=True), step=7))
+
+
+def test_a_run_resumed_after_a_crash_logs_each_iteration_once(tmp_path, capsys):
+    loop.run(CONFIG, tmp_path, options(2))
+    # Killed after two more iterations: their records are logged, their checkpoint is not.
+    log = tmp_path / "metrics.jsonl"
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    lost = [{**records[-1], "iteration": i, "policy_loss": 99.0} for i in (3, 4)]
+    log.write_text("".join(json.dumps(r) + "\n" for r in records + lost))
+    capsys.readouterr()
+    loop.run(CONFIG, tmp_path, dataclasses.replace(options(2, resume=True), quiet=False))
+    err = capsys.readouterr().err
+    assert "resuming from iteration 2; 2 logged iterations after it moved" in err
+    assert logged_iterations(log) == [1, 2, 3, 4]
+    assert all(json.loads(line)["policy_loss"] != 99.0 for line in log.read_text().splitlines())
+    assert logged_iterations(tmp_path / "metrics.superseded.jsonl") == [3, 4]
+    # Not a terminal: plain progress lines, no carriage returns.
+    assert "\r" not in err
+    progress = [line for line in err.splitlines() if line.startswith("[")]
+    assert progress and "it 4 " in progress[-1]

@@ -60,6 +60,12 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     suffix = "" if trainer is algorithms.ALPHAZERO else f"-{trainer.name}"
     parser.add_argument("--workdir", default=None, help=f"default: runs/<game><board>{suffix}")
     parser.add_argument("--resume", action="store_true", help="continue the run in --workdir")
+    parser.add_argument(
+        "--step",
+        type=int,
+        help="with --resume: the checkpoint to continue from (default: the newest readable; "
+        "later ones are moved to superseded-checkpoints/)",
+    )
     # Defaults from RunOptions; a resumed run keeps the ones it was started with unless given.
     cadence = loop.CADENCE
     parser.add_argument(
@@ -107,6 +113,7 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
         minutes=args.minutes,
         iterations=args.iterations,
         resume=args.resume,
+        step=args.step,
         quiet=args.quiet,
         **_cadence(args, workdir),
     )

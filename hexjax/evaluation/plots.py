@@ -36,16 +36,20 @@ def training_curves(records: list[dict], out_dir) -> list[pathlib.Path]:
         return []
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    minutes = [r["elapsed_seconds"] / 60 for r in records]
     written = []
 
-    figure, axis = plt.subplots(figsize=(7, 4))
     # AlphaZero and PPO log a policy and a value loss, DQN its TD loss.
-    for name in ("policy_loss", "value_loss", "td_loss"):
-        if name in records[-1]:
-            points = [(m, r[name]) for m, r in zip(minutes, records, strict=True) if name in r]
+    trained = loss_records(records)
+    curves = {
+        name: [(r["elapsed_seconds"] / 60, r[name]) for r in trained if name in r]
+        for name in ("policy_loss", "value_loss", "td_loss")
+    }
+    curves = {name: points for name, points in curves.items() if points}
+    if curves:  # nothing is drawn before the first optimizer step
+        figure, axis = plt.subplots(figsize=(7, 4))
+        for name, points in curves.items():
             axis.plot(*zip(*points, strict=True), label=name.replace("_", " "))
-    written.append(_finish(plt, figure, axis, "loss", out_dir / "loss.png"))
+        written.append(_finish(plt, figure, axis, "loss", out_dir / "loss.png"))
 
     evaluated = [r for r in records if any(k.startswith("vs_") for k in r)]
     if evaluated:
@@ -65,6 +69,12 @@ def training_curves(records: list[dict], out_dir) -> list[pathlib.Path]:
         axis.set_ylim(0, 100)
         written.append(_finish(plt, figure, axis, "score %", out_dir / "evaluation.png"))
     return written
+
+
+def loss_records(records: list[dict]) -> list[dict]:
+    """The records whose losses mean something: from the first optimizer step on (before the
+    replay buffer fills, the iterations log a loss of 0 that trained nothing)."""
+    return [r for r in records if r.get("updates", 1) > 0]
 
 
 def score_curve(evaluations: list[dict], path) -> pathlib.Path:

@@ -4,20 +4,30 @@ A checkpoint holds the whole `TrainState` (parameters, optimizer state, replay b
 flight with their pending positions, counters), the run's random key, and a JSON record of the
 config, so `--resume` continues bit for bit. Orbax writes each step to a temporary directory and
 renames it when complete, so an interrupted save never damages the earlier ones; the manager
-keeps the last `keep` steps. Nothing here deletes a directory on start or on a failed restore.
+keeps the last `keep` steps. Nothing here deletes a directory on start or on a failed restore:
+`restore` without a step falls back to the newest readable checkpoint and lists the ones it
+skipped, and `set_aside` moves a step's directory out of the way (a resumed run's unreadable or
+superseded checkpoints), never removing it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import pathlib
+import shutil
+import sys
 
 import jax
 import orbax.checkpoint as ocp
 
 
 class CheckpointError(RuntimeError):
-    """A checkpoint that is missing, unreadable or from another configuration."""
+    """A checkpoint that is missing, unreadable or from another configuration; `reason` is the
+    short cause of an unreadable one."""
+
+    def __init__(self, message: str, reason: str | None = None):
+        super().__init__(message)
+        self.reason = reason or message
 
 
 @dataclasses.dataclass
@@ -26,6 +36,40 @@ class Restored:
     key: jax.Array
     meta: dict  # "config", "iteration", "elapsed_seconds", ...
     step: int
+    skipped: list[tuple[int, str]] = dataclasses.field(default_factory=list)  # newer, unreadable
+
+    def warning(self, directory) -> str | None:
+        """One line naming the checkpoints skipped to reach this one, or None."""
+        if not self.skipped:
+            return None
+        bad = "; ".join(f"step {step} ({why})" for step, why in self.skipped)
+        return f"warning: unreadable checkpoint in {directory}: {bad}; using step {self.step}"
+
+
+def _ignore_closed_loop_callbacks() -> None:
+    """After a failed restore, TensorStore still completes the reads Orbax started and calls
+    back into the asyncio loop Orbax has already closed; Python reports every such callback,
+    kilobytes of identical tracebacks after a one-line error. Those reports, and only those,
+    are dropped."""
+    previous = sys.unraisablehook
+    if getattr(previous, "drops_closed_loop_callbacks", False):
+        return
+
+    def hook(unraisable):
+        error = unraisable.exc_value
+        if not (isinstance(error, RuntimeError) and str(error) == "Event loop is closed"):
+            previous(unraisable)
+
+    hook.drops_closed_loop_callbacks = True
+    sys.unraisablehook = hook
+
+
+def _reason(error: Exception, limit: int = 120) -> str:
+    """The first line of an error, short: Orbax's messages can carry kilobytes of spec."""
+    first = (str(error).strip().splitlines() or [""])[0]
+    if len(first) > limit:
+        first = first[: limit - 3] + "..."
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
 
 class Checkpointer:
@@ -54,8 +98,10 @@ class Checkpointer:
         self._manager.wait_until_finished()
 
     def restore_meta(self, step: int | None = None) -> dict:
-        """The JSON record (config, counters) of `step` (default: the latest)."""
-        step = self._checked_step(step)
+        """The JSON record (config, counters) of `step` (default: the newest readable)."""
+        return self._fall_back(step, self._restore_meta)[0]
+
+    def _restore_meta(self, step: int) -> dict:
         try:
             restored = self._manager.restore(
                 step, args=ocp.args.Composite(meta=ocp.args.JsonRestore())
@@ -64,10 +110,28 @@ class Checkpointer:
             raise self._unreadable(step, error) from error
         return dict(restored["meta"])
 
-    def _checked_step(self, step: int | None) -> int:
+    def _fall_back(self, step: int | None, read):
+        """(read(step), skipped): `step` itself, or else the newest step `read` succeeds on,
+        with the newer ones it could not read; CheckpointError when none can be read."""
+        if step is not None:
+            return read(self._checked_step(step)), []
+        skipped = []
+        for candidate in reversed(self._steps_or_error()):
+            try:
+                return read(candidate), skipped
+            except CheckpointError as error:
+                skipped.append((candidate, error.reason))
+        bad = "; ".join(f"step {s} ({why})" for s, why in skipped)
+        raise CheckpointError(f"no readable checkpoint in {self.directory}: {bad}")
+
+    def _steps_or_error(self) -> list[int]:
         steps = self.steps()
         if not steps:
             raise CheckpointError(f"no checkpoint in {self.directory}")
+        return steps
+
+    def _checked_step(self, step: int | None) -> int:
+        steps = self._steps_or_error()
         step = steps[-1] if step is None else step
         if step not in steps:
             raise CheckpointError(
@@ -76,16 +140,25 @@ class Checkpointer:
         return step
 
     def _unreadable(self, step: int, error: Exception) -> CheckpointError:
+        _ignore_closed_loop_callbacks()
         earlier = [s for s in self.steps() if s < step]
         hint = f"; earlier checkpoints: {earlier}" if earlier else ""
+        reason = _reason(error)
         return CheckpointError(
-            f"checkpoint step {step} in {self.directory} could not be read "
-            f"({type(error).__name__}: {error}){hint}"
+            f"checkpoint step {step} in {self.directory} could not be read ({reason}){hint}",
+            reason,
         )
 
     def restore(self, template_state, template_key: jax.Array, step: int | None = None):
-        """The checkpoint at `step` (default: the latest), shaped like the templates."""
-        step = self._checked_step(step)
+        """The checkpoint at `step`, shaped like the templates; by default the newest that can
+        be read (the newer, unreadable ones listed in `Restored.skipped`)."""
+        restored, skipped = self._fall_back(
+            step, lambda s: self._restore_step(template_state, template_key, s)
+        )
+        restored.skipped = skipped
+        return restored
+
+    def _restore_step(self, template_state, template_key: jax.Array, step: int) -> Restored:
         template = {"state": template_state, "key": jax.random.key_data(template_key)}
         try:
             restored = self._manager.restore(
@@ -99,6 +172,19 @@ class Checkpointer:
         tree, meta = restored["tree"], restored["meta"]
         key = jax.random.wrap_key_data(tree["key"])
         return Restored(state=tree["state"], key=key, meta=dict(meta), step=step)
+
+    def set_aside(self, step: int, destination: pathlib.Path) -> pathlib.Path:
+        """Move step `step`'s directory to `destination/<step>` (a new name if that exists) and
+        forget it here; returns where it went."""
+        self._manager.wait_until_finished()
+        destination = pathlib.Path(destination)
+        destination.mkdir(parents=True, exist_ok=True)
+        target, copy = destination / str(step), 1
+        while target.exists():
+            target, copy = destination / f"{step}.{copy}", copy + 1
+        shutil.move(str(self.directory / str(step)), str(target))
+        self._manager.reload()
+        return target
 
     def close(self) -> None:
         self._manager.wait_until_finished()

@@ -31,7 +31,7 @@ from hexjax.evaluation import plots
 from hexjax.evaluation.arena import arena, summarize
 from hexjax.training import algorithms, config_io, restore
 from hexjax.training import checkpoint as checkpoint_lib
-from hexjax.training.metrics import read_records
+from hexjax.training import metrics as metrics_log
 
 CADENCE_FILE = "cadence.json"  # the run's evaluation and checkpoint cadence, kept on --resume
 CADENCE_FIELDS = ("eval_every", "eval_games", "checkpoint_every", "checkpoint_minutes")
@@ -93,6 +93,7 @@ class RunOptions:
     eval_every: int = 25  # iterations; 0: never
     eval_games: int = 64
     resume: bool = False
+    step: int | None = None  # with resume: the checkpoint to continue (default: newest readable)
     quiet: bool = False
 
     def __post_init__(self):
@@ -104,6 +105,8 @@ class RunOptions:
             raise ValueError(f"--iterations must be at least 1, got {self.iterations}")
         if self.eval_games < 2 or self.eval_games % 2:
             raise ValueError(f"eval games must be even and at least 2, got {self.eval_games}")
+        if self.step is not None and not self.resume:
+            raise ValueError("--step picks the checkpoint to resume: give it with --resume")
 
 
 # The cadence defaults, as RunOptions declares them.
@@ -139,11 +142,21 @@ class _Evaluator:
 
 
 class _Logs:
-    def __init__(self, workdir: pathlib.Path):
+    """metrics.jsonl and TensorBoard. A run resumed at iteration k first moves the records of
+    iterations after k (played after that checkpoint, then lost) to metrics.superseded.jsonl,
+    and TensorBoard drops its events after k, so the record matches the checkpoint."""
+
+    def __init__(self, workdir: pathlib.Path, resumed_at: int | None = None):
         from tensorboardX import SummaryWriter
 
         self.path = workdir / "metrics.jsonl"
-        self._writer = SummaryWriter(str(workdir / "tensorboard"))
+        self.superseded = 0
+        purge = None
+        if resumed_at is not None:
+            aside = workdir / "metrics.superseded.jsonl"
+            self.superseded = metrics_log.set_aside_after(self.path, resumed_at, aside)
+            purge = resumed_at + 1
+        self._writer = SummaryWriter(str(workdir / "tensorboard"), purge_step=purge)
 
     def write(self, record: dict) -> None:
         with self.path.open("a") as out:
@@ -175,7 +188,7 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
             "pass --resume to continue it or choose another --workdir"
         )
     if options.resume:
-        stored = checkpoints.restore_meta()
+        stored = checkpoints.restore_meta(options.step)
         restore.check_algorithm(stored, trainer, workdir)
         config = config_io.from_dict(trainer.config_type, stored["config"])
     game = config.game.make()
@@ -191,15 +204,25 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
     if mesh is not None:
         state = sharding.place(state, mesh, trainer.shardings)
     elapsed_before = 0.0
+    resumed_at = None
     if options.resume:
-        restored = checkpoints.restore(state, key)
+        restored = checkpoints.restore(state, key, options.step)
         state, key = restored.state, restored.key
         elapsed_before = float(restored.meta.get("elapsed_seconds", 0.0))
+        resumed_at = restored.step
+        _set_aside(checkpoints, restored, workdir)
     iteration = sharding.jit_iteration(iteration, state, mesh, trainer.shardings)
     evaluate = None
     if options.eval_every:
         evaluate = _Evaluator(trainer, config, game, options.eval_games, mesh)
-    logs = _Logs(workdir)
+    logs = _Logs(workdir, resumed_at)
+    if resumed_at is not None and not options.quiet:
+        superseded = ""
+        if logs.superseded:
+            superseded = (
+                f"; {logs.superseded} logged iterations after it moved to metrics.superseded.jsonl"
+            )
+        print(f"resuming from iteration {resumed_at}{superseded}", file=sys.stderr)
     (workdir / "config.json").write_text(json.dumps(config_io.to_dict(config), indent=2))
     cadence = {k: getattr(options, k) for k in CADENCE_FIELDS}
     (workdir / CADENCE_FILE).write_text(json.dumps(cadence, indent=2))
@@ -231,6 +254,7 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
             return False
         return options.minutes is None or time.monotonic() - start < options.minutes * 60
 
+    progress = None if options.quiet else _Progress(options, trainer)
     stop = _StopRequests()
     try:
         stop.__enter__()
@@ -257,8 +281,8 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
                     record[f"vs_{name}_low"] = result["low"]
                     record[f"vs_{name}_high"] = result["high"]
             logs.write(record)
-            if not options.quiet:
-                _progress(record, options, time.monotonic() - start, done - first, trainer)
+            if progress is not None:
+                progress.update(record, time.monotonic() - start, done - first)
             if (
                 done % options.checkpoint_every == 0
                 or time.monotonic() - last_save > options.checkpoint_minutes * 60
@@ -273,15 +297,68 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
         save()
         checkpoints.close()
         logs.close()
-        if not options.quiet:
-            print(file=sys.stderr)
-    plots.training_curves(read_records(logs.path), workdir / "plots")
+        if progress is not None:
+            progress.close()
+    plots.training_curves(metrics_log.read_records(logs.path), workdir / "plots")
     if stop.signum is not None:
         raise Stopped(stop.signum, int(state.iteration))
     return record
 
 
-def _progress(record, options: RunOptions, seconds, iterations, trainer: algorithms.Trainer):
+def _set_aside(checkpoints, restored, workdir: pathlib.Path) -> None:
+    """Move out of checkpoints/ what a resumed run does not continue, saying so in a line each:
+    the newer checkpoints that could not be read (to unreadable-checkpoints/) and, when an
+    earlier --step was chosen, the later ones (to superseded-checkpoints/). Nothing is deleted,
+    and the run's next saves cannot collide with them."""
+    for step, why in restored.skipped:
+        where = checkpoints.set_aside(step, workdir / "unreadable-checkpoints")
+        print(
+            f"warning: checkpoint step {step} could not be read ({why}); moved to {where}, "
+            f"resuming from step {restored.step}",
+            file=sys.stderr,
+        )
+    later = [step for step in checkpoints.steps() if step > restored.step]
+    for step in later:
+        checkpoints.set_aside(step, workdir / "superseded-checkpoints")
+    if later:
+        print(
+            f"resuming from step {restored.step}: the later checkpoints {later} moved to "
+            f"{workdir / 'superseded-checkpoints'}",
+            file=sys.stderr,
+        )
+
+
+class _Progress:
+    """The progress line: redrawn in place on a terminal; written to a file or a pipe, a plain
+    line every `every` seconds and the last one at the end."""
+
+    def __init__(self, options: RunOptions, trainer: algorithms.Trainer, every: float = 10.0):
+        self.options, self.trainer, self.every = options, trainer, every
+        self.stream = sys.stderr
+        self.live = self.stream.isatty()
+        self._last_written: float | None = None
+        self._pending: str | None = None
+
+    def update(self, record: dict, seconds: float, iterations: int) -> None:
+        line = _progress_line(record, self.options, seconds, iterations, self.trainer)
+        if self.live:
+            print(f"\r{line}", end="", file=self.stream, flush=True)
+            return
+        now = time.monotonic()
+        if self._last_written is None or now - self._last_written >= self.every:
+            print(line, file=self.stream, flush=True)
+            self._last_written, self._pending = now, None
+        else:
+            self._pending = line
+
+    def close(self) -> None:
+        if self.live:
+            print(file=self.stream)
+        elif self._pending is not None:
+            print(self._pending, file=self.stream, flush=True)
+
+
+def _progress_line(record, options: RunOptions, seconds, iterations, trainer) -> str:
     if options.minutes is not None:
         fraction = seconds / (options.minutes * 60)
     else:
@@ -292,11 +369,11 @@ def _progress(record, options: RunOptions, seconds, iterations, trainer: algorit
     width = 20
     bar = "#" * int(width * min(fraction, 1)) + "-" * (width - int(width * min(fraction, 1)))
     line = (
-        f"\r[{bar}] it {record['iteration']} {_format_seconds(seconds)} "
+        f"[{bar}] it {record['iteration']} {_format_seconds(seconds)} "
         f"ETA {_format_seconds(eta)} | {record['positions_per_second']:.0f} pos/s |"
     )
     line += " ".join(f" {label} {record[name]:.2f}" for name, label in trainer.progress)
     for name in ("random", "greedy"):
         if f"vs_{name}" in record:
             line += f" | vs {name} {100 * record[f'vs_{name}']:.0f}%"
-    print(line, end="", file=sys.stderr, flush=True)
+    return line

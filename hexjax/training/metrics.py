@@ -1,10 +1,11 @@
-"""Reading a run's metrics log (`metrics.jsonl`, one record per iteration, written by the host
-loop) back: the records with a replayed iteration's later record kept, and periodic
+"""A run's metrics log (`metrics.jsonl`, one record per iteration, written by the host loop):
+reading it back, keeping it consistent with the checkpoint a run resumes from, and periodic
 evaluations averaged over windows of training minutes."""
 
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 
 
@@ -15,6 +16,24 @@ def read_records(path) -> list[dict]:
         return []
     text = path.read_text()
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def set_aside_after(path, iteration: int, aside) -> int:
+    """Move the records of iterations after `iteration` from the log at `path` to the end of
+    `aside` (a run resumed from that iteration's checkpoint plays them again); returns how many
+    moved. The log is rewritten whole, then renamed over the old one."""
+    records = read_records(path)
+    kept = [r for r in records if r["iteration"] <= iteration]
+    moved = [r for r in records if r["iteration"] > iteration]
+    if not moved:
+        return 0
+    with pathlib.Path(aside).open("a") as out:
+        out.writelines(json.dumps(r) + "\n" for r in moved)
+    path = pathlib.Path(path)
+    fresh = path.with_name(path.name + ".tmp")
+    fresh.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    os.replace(fresh, path)
+    return len(moved)
 
 
 def windows(records: list[dict], minutes: float) -> list[tuple[float, dict[str, float], int]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import pathlib
+import sys
 
 import jax
 import numpy as np
@@ -53,9 +54,10 @@ def check_algorithm(meta: dict, trainer: algorithms.Trainer, workdir) -> None:
 
 
 def restore_trained(workdir, step: int | None = None):
-    """(trainer, config, state, meta) of a run's checkpoint (default: the latest), on one
-    device, whichever algorithm trained it; meta holds the counters saved with it
-    (`elapsed_seconds`: training time so far)."""
+    """(trainer, config, state, meta) of a run's checkpoint (default: the newest readable, with
+    a one-line warning on stderr naming any newer one that could not be read), on one device,
+    whichever algorithm trained it; meta holds the counters saved with it (`elapsed_seconds`:
+    training time so far)."""
     path = pathlib.Path(workdir) / "checkpoints"
     checkpoints = Checkpointer(path, create=False)
     try:
@@ -68,7 +70,9 @@ def restore_trained(workdir, step: int | None = None):
         restored = checkpoints.restore(template, jax.random.key(0), step)
     finally:
         checkpoints.close()
-    return trainer, config, restored.state, meta
+    if restored.skipped:
+        print(restored.warning(path), file=sys.stderr)
+    return trainer, config, restored.state, restored.meta
 
 
 def restore_run(workdir, step: int | None = None):
