@@ -24,6 +24,7 @@ import numpy as np
 from hexjax import sharding
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.base import Entrant
+from hexjax.commands.train import DEFAULT_MINUTES
 from hexjax.evaluation import arena, tournament
 from hexjax.training import algorithms, config_io, loop, restore
 from hexjax.training.checkpoint import CheckpointError
@@ -44,7 +45,9 @@ def _parse(argv):
         "--game", type=_game_spec, action="append", help="GAME:SIZE, repeatable "
         "(default: hex:7 and othello:8)"
     )  # fmt: skip
-    parser.add_argument("--minutes", type=float, default=5.0, help="training budget each")
+    parser.add_argument(
+        "--minutes", type=float, default=DEFAULT_MINUTES, help="training budget each"
+    )
     parser.add_argument("--iterations", type=int, help="or an iteration budget each")
     parser.add_argument("--preset", choices=["tiny", "cpu", "accelerator"], default="cpu")
     parser.add_argument("--eval-games", type=int, default=200)

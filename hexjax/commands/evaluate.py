@@ -49,7 +49,7 @@ def _at_step(args, latest: TrainedAgent, steps, step) -> TrainedAgent:
 def _parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoint", required=True, help="a run's workdir")
-    parser.add_argument("--step", type=int, help="checkpoint step (default: the latest)")
+    parser.add_argument("--step", type=int, help="checkpoint step (default: the newest readable)")
     parser.add_argument(
         "--all-steps", action="store_true", help="every kept checkpoint, and the curve"
     )

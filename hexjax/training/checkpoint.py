@@ -13,6 +13,7 @@ superseded checkpoints), never removing it.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import pathlib
 import shutil
 import sys
@@ -47,10 +48,11 @@ class Restored:
 
 
 def _ignore_closed_loop_callbacks() -> None:
-    """After a failed restore, TensorStore still completes the reads Orbax started and calls
-    back into the asyncio loop Orbax has already closed; Python reports every such callback,
-    kilobytes of identical tracebacks after a one-line error. Those reports, and only those,
-    are dropped."""
+    """After a failed restore, TensorStore still completes the reads Orbax started: each one
+    either calls back into the asyncio loop Orbax has already closed ("Event loop is closed",
+    reported as unraisable) or leaves a failed future nobody awaits (asyncio logs "Future
+    exception was never retrieved"), kilobytes of identical tracebacks after a one-line error.
+    Those two reports, and only those, are dropped from then on."""
     previous = sys.unraisablehook
     if getattr(previous, "drops_closed_loop_callbacks", False):
         return
@@ -62,6 +64,9 @@ def _ignore_closed_loop_callbacks() -> None:
 
     hook.drops_closed_loop_callbacks = True
     sys.unraisablehook = hook
+    logging.getLogger("asyncio").addFilter(
+        lambda record: not record.getMessage().startswith("Future exception was never retrieved")
+    )
 
 
 def _reason(error: Exception, limit: int = 120) -> str:

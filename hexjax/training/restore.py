@@ -75,14 +75,6 @@ def restore_trained(workdir, step: int | None = None):
     return trainer, config, restored.state, restored.meta
 
 
-def restore_run(workdir, step: int | None = None):
-    """(config, TrainState, meta) of an AlphaZero run's checkpoint (default: the latest);
-    CheckpointError for a run of another algorithm (see `restore_trained`)."""
-    trainer, config, state, meta = restore_trained(workdir, step)
-    check_algorithm(meta, algorithms.ALPHAZERO, workdir)
-    return config, state, meta
-
-
 @dataclasses.dataclass(frozen=True)
 class TrainedAgent:
     """A run's network as it plays, restored from one checkpoint."""
@@ -136,8 +128,8 @@ class TrainedAgent:
 def load_agent(
     workdir, step: int | None = None, simulations: int | None = None, algorithm: str | None = None
 ) -> TrainedAgent:
-    """The agent of a run's checkpoint (default: the latest), whichever algorithm trained it;
-    with `algorithm`, CheckpointError for a run of another one."""
+    """The agent of a run's checkpoint (default: the newest readable), whichever algorithm
+    trained it; with `algorithm`, CheckpointError for a run of another one."""
     trainer, config, state, meta = restore_trained(workdir, step)
     if algorithm is not None:
         check_algorithm(meta, algorithms.get(algorithm), workdir)
