@@ -17,6 +17,7 @@ import logging
 import pathlib
 import shutil
 import sys
+import warnings
 
 import jax
 import orbax.checkpoint as ocp
@@ -47,12 +48,14 @@ class Restored:
         return f"warning: unreadable checkpoint in {directory}: {bad}; using step {self.step}"
 
 
-def _ignore_closed_loop_callbacks() -> None:
-    """After a failed restore, TensorStore still completes the reads Orbax started: each one
+def _quiet_failed_reads() -> None:
+    """When a restore fails, TensorStore still completes the reads Orbax started: each one
     either calls back into the asyncio loop Orbax has already closed ("Event loop is closed",
-    reported as unraisable) or leaves a failed future nobody awaits (asyncio logs "Future
-    exception was never retrieved"), kilobytes of identical tracebacks after a one-line error.
-    Those two reports, and only those, are dropped from then on."""
+    reported as unraisable), leaves a failed task or future nobody awaits (asyncio logs "Task /
+    Future exception was never retrieved") or a coroutine never awaited (a RuntimeWarning):
+    kilobytes of identical tracebacks around a one-line error, some printed before the restore
+    even raises. Installed before every restore, once per process; those reports, and only
+    those, are dropped (hexjax itself runs no asyncio code)."""
     previous = sys.unraisablehook
     if getattr(previous, "drops_closed_loop_callbacks", False):
         return
@@ -64,9 +67,11 @@ def _ignore_closed_loop_callbacks() -> None:
 
     hook.drops_closed_loop_callbacks = True
     sys.unraisablehook = hook
+    unretrieved = ("Future exception was never retrieved", "Task exception was never retrieved")
     logging.getLogger("asyncio").addFilter(
-        lambda record: not record.getMessage().startswith("Future exception was never retrieved")
+        lambda record: not record.getMessage().startswith(unretrieved)
     )
+    warnings.filterwarnings("ignore", r"coroutine '.*' was never awaited", RuntimeWarning)
 
 
 def _reason(error: Exception, limit: int = 120) -> str:
@@ -107,6 +112,7 @@ class Checkpointer:
         return self._fall_back(step, self._restore_meta)[0]
 
     def _restore_meta(self, step: int) -> dict:
+        _quiet_failed_reads()
         try:
             restored = self._manager.restore(
                 step, args=ocp.args.Composite(meta=ocp.args.JsonRestore())
@@ -145,7 +151,6 @@ class Checkpointer:
         return step
 
     def _unreadable(self, step: int, error: Exception) -> CheckpointError:
-        _ignore_closed_loop_callbacks()
         earlier = [s for s in self.steps() if s < step]
         hint = f"; earlier checkpoints: {earlier}" if earlier else ""
         reason = _reason(error)
@@ -165,6 +170,7 @@ class Checkpointer:
 
     def _restore_step(self, template_state, template_key: jax.Array, step: int) -> Restored:
         template = {"state": template_state, "key": jax.random.key_data(template_key)}
+        _quiet_failed_reads()
         try:
             restored = self._manager.restore(
                 step,
