@@ -1,6 +1,10 @@
 """The play layer: matches with validated moves, models on disk, the agent, the terminal UI."""
 
 import io
+import signal
+import subprocess
+import sys
+import threading
 
 import jax
 import numpy as np
@@ -9,7 +13,8 @@ from support.play_models import make_tiny_model
 
 import hexjax
 from hexjax.commands import play as play_command
-from hexjax.play import Agent, Agents, Match, ModelError, MoveError, models
+from hexjax.play import Agent, AgentMove, Agents, Match, ModelError, MoveError, models
+from hexjax.play.agent import MAX_SIMULATIONS, simulation_count
 from hexjax.play.terminal import TerminalGame, draw
 
 
@@ -148,14 +153,40 @@ def test_the_agent_moves_legally_with_a_policy_and_value(hex_agent):
 
 
 def test_the_agent_compiles_once_per_simulation_count(hex_agent):
+    """Counts are rounded down to powers of two (at most MAX_SIMULATIONS), so any number of
+    requests compiles a bounded set of searches, each once."""
+    assert [simulation_count(n) for n in (1, 2, 3, 64, 100, 4096, 10**6)] == [
+        1, 2, 2, 64, 64, 4096, 4096
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="at least 1"):
+        simulation_count(0)
     match = Match(hex_agent.game)
-    hex_agent.move(match.state, simulations=3)
-    search = hex_agent._search(3)
-    size = search._cache_size()
+    first = hex_agent.move(match.state, simulations=3)
+    search = hex_agent.prepare(2)
     for move in ["a1", "d4", "b3"]:
         match.play(move)
-        hex_agent.move(match.state, simulations=3)
-    assert search._cache_size() == size == 1
+        assert hex_agent.move(match.state, simulations=3).simulations == 2
+    assert first.simulations == 2 and hex_agent.prepare(3) is search
+
+
+def test_a_search_reports_progress_and_stops_on_ctrl_c(model_dir):
+    """Ctrl-C while waiting (a KeyboardInterrupt raised in the caller, here from the progress
+    callback) stops the search thread within a simulation; the agent then searches again."""
+    agent = Agent.load("gomoku", 9, "renju", model_dir=model_dir)
+    agent.prepare(MAX_SIMULATIONS)
+    seen = []
+
+    def progress(done, total):
+        seen.append((done, total))
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        agent.move(agent.game.new_state(), MAX_SIMULATIONS, progress=progress)
+    assert not [t for t in threading.enumerate() if t.name.startswith("search-")]  # ended
+    assert len(seen) == 2 and all(total == MAX_SIMULATIONS for _, total in seen)
+    assert 0 < seen[1][0] < MAX_SIMULATIONS and not agent._running
+    assert agent.move(agent.game.new_state(), 2).simulations == 2
 
 
 def test_agents_load_each_game_once_and_name_what_is_missing(model_dir):
@@ -186,6 +217,67 @@ def test_the_terminal_game_takes_moves_and_commands(hex_agent):
     assert "took back 2 moves" in text and "no moves yet" in text
 
 
+def test_the_terminal_caps_simulations_and_hides_zero_percent_hints(hex_agent):
+    text = _session(hex_agent, "sims 100000\nsims 100\nsims 64\nquit\n")
+    assert (
+        "now searches 4096 simulations a move (searches come in powers of two up to 4096)" in text
+    )
+    assert "now searches 64 simulations a move (searches come in powers" in text
+    assert text.count("powers of two") == 2  # 64 itself needs no note
+    assert "got '" + "9x" * 10 + "...'" in _session(hex_agent, "sims " + "9x" * 500 + "\nquit\n")
+
+    class Peaked:  # a search that puts 0.4% and less on all but two moves
+        game = hex_agent.game
+        source = "a fake"
+
+        def move(self, state, simulations=None, progress=None):
+            policy = np.full(self.game.num_actions, 0.004, np.float32)
+            policy[[5, 6]] = [0.7, 0.244]
+            return AgentMove(5, policy, 0.0, 2)
+
+    text = _session(Peaked(), "hint\nquit\n")
+    assert "hint: b2 70%, c2 24%; your win chance 50%" in text
+
+
+def test_a_stopped_ai_search_waits_for_go(hex_agent):
+    class StoppedOnce:  # the first search is stopped by Ctrl-C, the next ones play
+        game = hex_agent.game
+        source = "a fake"
+        calls = 0
+
+        def move(self, state, simulations=None, progress=None):
+            StoppedOnce.calls += 1
+            if StoppedOnce.calls == 1:
+                raise KeyboardInterrupt
+            legal = np.flatnonzero(np.asarray(state.legal_action_mask))
+            return AgentMove(int(legal[0]), np.zeros(self.game.num_actions, np.float32), 0.0, 2)
+
+    text = _session(StoppedOnce(), "a2\ngo\nmoves\nquit\n", human=1)  # the AI plays Black
+    assert "the AI's search was stopped" in text and "AI to move (go): " in text
+    assert "it is the AI's turn: type go" in text  # a2 refused while the AI is to move
+    assert text.endswith("a1\nyour move (O (blue, left-right)): ")  # after go the AI played a1
+
+
+def test_ctrl_c_stops_a_long_hint_in_the_terminal(model_dir, tmp_path):
+    """As a user does it: a 4096-simulation hint shows its progress, Ctrl-C (SIGINT) stops it,
+    and the game goes on."""
+    argv = [sys.executable, "-m", "hexjax.commands.play", "--game", "gomoku", "--board", "9",
+            "--rule", "renju", "--model-dir", str(model_dir), "--simulations", "4096"]  # fmt: skip
+    with subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as process:  # fmt: skip
+        process.stdin.write("hint\n")
+        process.stdin.flush()
+        lines = []
+        while not lines or "searching: " not in lines[-1]:
+            lines.append(process.stdout.readline())
+            assert lines[-1], "".join(lines) + process.stderr.read()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate("e5\nquit\n", timeout=300)
+    assert process.returncode == 0, err
+    assert "the hint was stopped" in out and "AI plays" in out, out
+    assert "Traceback" not in err, err
+
+
 def test_the_terminal_game_plays_to_the_end(hex_agent):
     # The human plays every cell in order, skipping occupied ones (errors are fine).
     cells = "\n".join(f"{c}{r}" for r in range(1, 5) for c in "abcd")
@@ -203,6 +295,7 @@ def test_the_board_marks_the_last_move_and_hints():
     renju.play("e4")
     renju.play("i1")
     assert "#" in draw(renju, colour=False)  # Black to move, e5 forbidden
+    assert draw(match, colour=False).endswith("discs: X 4, O 1")  # Othello counts them
     coloured = draw(match, colour=True)
     assert "\033[" in coloured
 

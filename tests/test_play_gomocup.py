@@ -7,11 +7,12 @@ import time
 
 import numpy as np
 import pytest
-from support.play_models import engine_process, make_tiny_model
+from support.play_models import FakeTimeAgent, OnlyAgent, engine_process, make_tiny_model
 
 import hexjax
-from hexjax.play import AgentMove, Agents
-from hexjax.play.gomocup import GomocupEngine, rule_name, simulations_for
+from hexjax.play import Agents
+from hexjax.play.clock import SearchClock
+from hexjax.play.gomocup import GomocupEngine, rule_name
 
 ABOUT = 'name="hexjax", version="0.1.0", author="hexjax", country="-"'
 
@@ -224,38 +225,10 @@ def test_renju_by_info_rule_never_plays_a_forbidden_point(agents):
     np.testing.assert_array_equal(engine.match.board(), board)
 
 
-class TimedAgent:
-    """Takes a millisecond per simulation and plays the first legal point; records the
-    simulations asked for."""
-
-    def __init__(self, game):
-        self.game = game
-        self.default_simulations = 64
-        self.asked = []
-
-    def move(self, state, simulations=None):
-        self.asked.append(simulations)
-        time.sleep(simulations / 1000)
-        action = int(np.flatnonzero(np.asarray(state.legal_action_mask))[0])
-        return AgentMove(action, np.zeros(self.game.num_actions, np.float32), 0.0)
-
-
-class OnlyAgent:
-    def __init__(self, agent):
-        self.agent = agent
-
-    def get(self, game, size, rule="freestyle", swap=False):
-        return self.agent
-
-
-def test_time_limits_scale_the_simulations_down(agents):
+def test_budgets_from_timeout_turn_and_time_left(agents):
     assert [rule_name(bits) for bits in range(7)] == [
         "freestyle", "standard", "freestyle", "standard", "renju", "renju", "renju"
     ]  # fmt: skip
-    assert simulations_for(None, 0.01, 64) == 64 and simulations_for(9.0, None, 64) == 64
-    assert simulations_for(100.0, 0.01, 64) == 64
-    assert simulations_for(1.0, 0.01, 64) == 32  # 0.64 s is over half the second
-    assert simulations_for(0.0, 0.01, 64) == 1  # timeout_turn 0: as fast as possible
     engine = GomocupEngine(agents)
     assert engine.budget() is None
     engine.answer("INFO timeout_turn 2000")
@@ -265,13 +238,67 @@ def test_time_limits_scale_the_simulations_down(agents):
     assert engine.budget() == 0.5  # 10 s shared among the next 20 moves
     engine.answer("INFO time_left -300")  # overdrawn
     assert engine.budget() == 0.0
-    # In a game: the first move at a count compiles its search, the second measures the speed
-    # (1 ms a simulation here), the third fits 0.1 s per move.
-    agent = TimedAgent(agents.get("gomoku", 9).game)
-    engine = GomocupEngine(OnlyAgent(agent))
-    answers = talk(engine, "START 9\nINFO timeout_turn 100\nBEGIN\nTURN 0,8\nTURN 1,8\n")
-    assert answers == ["OK", "0,0", "1,0", "2,0"]
-    assert agent.asked[:2] == [64, 64] and 1 <= agent.asked[2] <= 32
+
+
+@pytest.mark.parametrize("background_done", [False, True])
+def test_every_move_fits_timeout_turn_on_a_fake_clock(agents, background_done):
+    """--simulations 4096 and timeout_turn 500, the issue's failing case: START compiles (3 s,
+    outside any move), then no move compiles or searches past the limit, and once the
+    background compiles are done the moves use the largest count that fits half the turn
+    (64: 66 ms; 256 would take 258 ms)."""
+    agent = FakeTimeAgent(agents.get("gomoku", 9).game)
+    engine = GomocupEngine(OnlyAgent(agent), simulations=4096)
+    engine.clock = SearchClock(4096, now=agent.now)
+    if not background_done:
+        agent.release.clear()  # the background compiles wait until the end
+    assert talk(engine, "START 9\nINFO timeout_turn 500\n") == ["OK"]
+    if background_done:
+        assert engine.clock.wait(timeout_s=60)
+    command = "BEGIN"
+    for _ in range(9):  # the opponent takes the next point in reading order: no five
+        before = agent.time
+        [answer] = talk(engine, command + "\n")
+        assert not answer.startswith("ERROR"), answer
+        assert agent.time - before <= 0.5, (command, agent.searched)
+        y, x = divmod(int(np.flatnonzero(engine.match.board().reshape(-1) == 0)[0]), 9)
+        command = f"TURN {x},{y}"
+    assert len(agent.searched) == 1 + 9  # the timing search at START, one a move
+    assert agent.searched[-1] == (64 if background_done else 1)
+    # No limit: the most allowed.
+    engine.info.pop("timeout_turn")
+    talk(engine, command + "\n")
+    assert agent.searched[-1] == 4096
+    engine.clock.stop()
+    agent.release.set()
+
+
+def test_time_limit_over_the_protocol(model_dir, tmp_path):
+    """The real engine with timeout_turn 1000 and --simulations 4096: every answer after START
+    comes well within the limit (a move that compiled would take seconds)."""
+    args = ["--model-dir", str(model_dir), "--simulations", "4096"]
+    with engine_process("hexjax.play.gomocup", args, tmp_path / "stderr") as process:
+
+        def ask(command: str) -> tuple[str, float]:
+            started = time.monotonic()
+            process.stdin.write(command + "\r\n")
+            process.stdin.flush()
+            return process.stdout.readline().rstrip("\r\n"), time.monotonic() - started
+
+        assert ask("START 9")[0] == "OK"
+        process.stdin.write("INFO timeout_turn 1000\r\n")
+        answer, took = ask("BEGIN")
+        played, seconds = {point(answer)}, [took]
+        for _ in range(6):
+            theirs = next((r, c) for r in range(9) for c in range(9) if (r, c) not in played)
+            played.add(theirs)
+            answer, took = ask(f"TURN {theirs[1]},{theirs[0]}")
+            played.add(point(answer))
+            seconds.append(took)
+        assert len(played) == 13
+        assert max(seconds) < 1.0, seconds
+        process.stdin.write("END\r\n")
+        process.stdin.flush()
+        assert process.wait(timeout=60) == 0, (tmp_path / "stderr").read_text()
 
 
 def test_over_stdin_and_stdout(model_dir, tmp_path):

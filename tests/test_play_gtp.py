@@ -5,14 +5,15 @@ import io
 
 import numpy as np
 import pytest
-from support.play_models import engine_process, make_tiny_model
+from support.play_models import FakeTimeAgent, OnlyAgent, engine_process, make_tiny_model
 
-from hexjax.play import AgentMove, Agents
-from hexjax.play.gtp import GtpEngine, main
+from hexjax.play import Agents
+from hexjax.play.clock import SearchClock
+from hexjax.play.gtp import GtpEngine, TimeControl, main
 
 COMMANDS = {"protocol_version", "name", "version", "known_command", "list_commands",
             "boardsize", "clear_board", "play", "genmove", "undo", "showboard", "final_score",
-            "quit"}  # fmt: skip
+            "time_settings", "time_left", "kgs-time_settings", "quit"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +115,7 @@ def test_malformed_commands_answer_errors_and_change_nothing(agents):
         "play": "expected 2 arguments",
         "play b": "expected 2 arguments",
         "play x d4": "unknown colour 'x'",
-        "play b d4": "it is White's turn",
+        "play b c3": "already occupied",
         "play white c3": "already occupied",
         "play w f1": "off the 5x5 board",
         "play w 3c": "not a cell",
@@ -122,7 +123,13 @@ def test_malformed_commands_answer_errors_and_change_nothing(agents):
         "play w resign": "not a Hex move",
         "play w swap-pieces": "swap rule is off",
         "genmove": "expected 1 argument",
-        "genmove black": "it is White's turn",
+        "time_settings 1 2": "expected 3 arguments",
+        "time_settings 1 x 0": "takes numbers",
+        "time_settings -5 0 0": "at least 0",
+        "time_left b 10": "expected 3 arguments",
+        "time_left red 10 0": "unknown colour",
+        "kgs-time_settings byoyomi 10": "expected kgs-time_settings none",
+        "kgs-time_settings sudden 10": "expected kgs-time_settings none",
         "known_command": "expected 1 argument",
         "boardsize": "boardsize needs a size",
         "boardsize five": "boardsize needs a size",
@@ -153,23 +160,14 @@ def test_board_sizes_with_and_without_a_model(agents, model_dir):
     assert main(["--model-dir", str(model_dir), "--size", "6"]) == 2  # exits before reading
 
 
-class SwappingAgent:
-    """Answers the swap whenever it is legal, else the first legal cell."""
-
-    def __init__(self, game):
-        self.game = game
-
-    def move(self, state, simulations=None):
-        legal = np.flatnonzero(np.asarray(state.legal_action_mask))
-        return AgentMove(int(legal[-1]), np.zeros(self.game.num_actions, np.float32), 0.0)
-
-
 class SwappingAgents:
+    """Agents whose agent answers the swap whenever it is legal (the last legal action)."""
+
     def __init__(self, agents):
         self.agents = agents
 
     def get(self, game, size, rule="freestyle", swap=False):
-        return SwappingAgent(self.agents.get(game, size, rule, swap).game)
+        return FakeTimeAgent(self.agents.get(game, size, rule, swap).game, last=True)
 
 
 def test_swap(agents):
@@ -178,8 +176,6 @@ def test_swap(agents):
     assert talk(engine, "play b a2\nplay w swap-pieces\n") == ["= ", "= "]
     board = board_of(talk(engine, "showboard\n")[0])
     assert board[0, 1] == 2 and board.sum() == 2
-    [response] = talk(engine, "play w b2\n")
-    assert "it is Black's turn" in response
     assert talk(engine, "play b c3\n") == ["= "]
     [response] = talk(engine, "play w swap\n")
     assert "swap is only allowed as the second move" in response
@@ -189,6 +185,66 @@ def test_swap(agents):
     engine = GtpEngine(SwappingAgents(agents), 5, swap=True)
     assert talk(engine, "play b a2\ngenmove w\n") == ["= ", "= swap-pieces"]
     assert board_of(talk(engine, "showboard\n")[0])[0, 1] == 2
+
+
+def test_play_and_genmove_for_either_colour(agents):
+    """HexGui sets up a position with stones of one colour in a row and asks either side."""
+    engine = GtpEngine(agents, 5)
+    assert talk(engine, "play b a1\nplay b a2\nplay b a3\n") == ["= "] * 3
+    board = board_of(talk(engine, "showboard\n")[0])
+    assert board[:3, 0].tolist() == [1, 1, 1] and board.sum() == 3
+    assert engine.match.to_play == 1  # the other side of the last stone placed
+    [move] = talk(engine, "genmove b\n")  # Black again, out of turn
+    assert move.startswith("= ")
+    board = board_of(talk(engine, "showboard\n")[0])
+    assert (board == 1).sum() == 4 and (board == 2).sum() == 0 and engine.match.to_play == 1
+    assert talk(engine, "undo\n") == ["= "]
+    assert (board_of(talk(engine, "showboard\n")[0]) == 1).sum() == 3
+    # Black's column a joined top to bottom out of turn: the game is over, Black won.
+    assert talk(engine, "play b a4\nplay b a5\nfinal_score\n") == ["= ", "= ", "= B+"]
+    [response] = talk(engine, "genmove w\n")
+    assert "the game is over" in response
+
+
+def test_time_settings_give_each_move_a_budget(agents):
+    engine = GtpEngine(agents, 5)
+    assert engine.time.budget(0) is None  # no time_settings: no limit
+    talk(engine, "time_settings 300 0 0\n")  # absolute: 5 minutes
+    assert engine.time.budget(0) == 15.0  # shared among the next 20 moves
+    talk(engine, "time_left b 40 0\n")
+    assert engine.time.budget(0) == 2.0 and engine.time.budget(1) == 15.0
+    talk(engine, "time_settings 0 30 5\n")  # Canadian byo-yomi only: 30 s for 5 stones
+    assert engine.time.budget(0) == 6.0
+    talk(engine, "time_left w 12 3\n")  # in a period: 12 s for 3 stones
+    assert engine.time.budget(1) == 4.0
+    talk(engine, "time_settings 0 1 0\n")  # GTP's "no time limit"
+    assert engine.time.budget(0) is None
+    talk(engine, "kgs-time_settings byoyomi 0 10 3\n")  # 10 s a move once main time is over
+    assert engine.time.budget(0) == 10.0
+    talk(engine, "kgs-time_settings none\n")
+    assert engine.time == TimeControl()
+
+
+@pytest.mark.parametrize("background_done", [False, True])
+def test_every_genmove_fits_its_budget_on_a_fake_clock(agents, background_done):
+    """--simulations 4096 with a second a move: boardsize compiles (outside any move), no
+    genmove compiles or searches past its second, and once the background compiles are done
+    the moves use the largest count that fits half of it (256: 258 ms; 1024 takes 1.03 s)."""
+    agent = FakeTimeAgent(agents.get("hex", 5).game)
+    engine = GtpEngine(OnlyAgent(agent), 5, simulations=4096)
+    engine.clock = SearchClock(4096, now=agent.now)
+    if not background_done:
+        agent.release.clear()  # the background compiles wait until the end
+    assert talk(engine, "boardsize 5\ntime_settings 0 1 1\n") == ["= ", "= "]
+    if background_done:
+        assert engine.clock.wait(timeout_s=60)
+    for colour in "bwbwbw":
+        before = agent.time
+        [answer] = talk(engine, f"genmove {colour}\n")
+        assert answer.startswith("= ") and agent.time - before <= 1.0, (answer, agent.searched)
+    assert agent.searched[-1] == (256 if background_done else 1)
+    engine.clock.stop()
+    agent.release.set()
 
 
 def test_a_whole_game_ends_when_a_side_connects(agents):

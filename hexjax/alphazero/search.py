@@ -94,8 +94,10 @@ def _evaluate(game: Game, net, params, states: State) -> tuple[jax.Array, jax.Ar
     return masked_logits(logits, states.legal_action_mask), value
 
 
-def _recurrent_fn(game: Game, net, discount: float, params, key, action, states: State):
+def _recurrent_fn(game: Game, net, discount: float, on_simulation, params, key, action, states):
     del key  # the games and the network are deterministic
+    if on_simulation is not None:
+        on_simulation()
     mover = states.current_player
     children = jax.vmap(game.step)(states, action)
     logits, value = _evaluate(game, net, params, children)
@@ -126,12 +128,14 @@ def _puct_selection(rng_key, tree, node_index, depth, *, pb_c_init, pb_c_base):
     return jnp.argmax(score).astype(jnp.int32)
 
 
-def make_search(game: Game, net, config: SearchConfig):
+def make_search(game: Game, net, config: SearchConfig, on_simulation=None):
     """search(params, key, states: State[B], ply: int32[B] | None) -> SearchResult.
 
     `ply` (the plies played in each game) drives PUCT's temperature schedule; Gumbel ignores it.
+    `on_simulation()`, if given, is traced into every simulation (the play front ends report
+    progress and stop searches through a host callback there).
     """
-    recurrent_fn = functools.partial(_recurrent_fn, game, net, config.discount)
+    recurrent_fn = functools.partial(_recurrent_fn, game, net, config.discount, on_simulation)
 
     def search(params, key: jax.Array, states: State, ply: jax.Array | None = None):
         logits, value = _evaluate(game, net, params, states)

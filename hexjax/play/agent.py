@@ -1,18 +1,27 @@
 """The agent behind every front end: a trained network plus search, one position at a time.
 
-`agent.move(state, simulations=64)` runs one jitted search (compiled once per simulation count,
-warm after the first call) and returns the chosen action, the search policy over all actions
-and the root value from the mover's view. The search is the deterministic evaluation form of
-the one the model was trained with (Gumbel MuZero: no Gumbel noise, best move).
+`agent.move(state, simulations=64)` runs one compiled search and returns the chosen action, the
+search policy over all actions and the root value from the mover's view. The search is the
+deterministic evaluation form of the one the model was trained with (Gumbel MuZero: no Gumbel
+noise, best move).
+
+Simulation counts are powers of two up to MAX_SIMULATIONS (a request is rounded down), so a
+front end compiles at most a dozen searches however its users ask; `prepare` compiles one ahead
+of time. A search runs on a worker thread while the caller waits in Python: Ctrl-C (a
+KeyboardInterrupt in the caller) stops it within a simulation, and `progress(done, total)` is
+called while it runs (each simulation reports to the host, a cost that is small for one
+position at a time).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
+import itertools
+import logging
 import pathlib
 import threading
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -25,12 +34,34 @@ from hexjax.games import Game, State
 from hexjax.play import models
 from hexjax.training import restore
 
+MAX_SIMULATIONS = 4096
+PROGRESS_INTERVAL_S = 0.1  # how often a waiting caller reports progress and sees Ctrl-C
+
+
+def simulation_count(requested: int) -> int:
+    """The count a search runs for `requested` simulations: the largest power of two not above
+    it, at most MAX_SIMULATIONS; ValueError below 1."""
+    if requested < 1:
+        raise ValueError(f"simulations must be at least 1, got {requested}")
+    return 1 << (min(int(requested), MAX_SIMULATIONS).bit_length() - 1)
+
+
+class _Cancelled(Exception):
+    """Raised inside a search's host callback to stop it."""
+
+
+# JAX logs every exception a callback raises; a stopped search is not an error.
+logging.getLogger("jax._src.debugging").addFilter(
+    lambda record: not (record.exc_info and isinstance(record.exc_info[1], _Cancelled))
+)
+
 
 @dataclasses.dataclass(frozen=True)
 class AgentMove:
     action: int
     policy: np.ndarray  # float32[num_actions]: the search's policy, 0 on illegal actions
     value: float  # root value after search in [-1, 1], from the mover's view
+    simulations: int = 0  # the count searched (a power of two)
 
     @property
     def win_probability(self) -> float:
@@ -41,6 +72,14 @@ class AgentMove:
         """The `count` most likely actions with their probabilities, best first."""
         order = np.argsort(-self.policy, kind="stable")[:count]
         return [(int(a), float(self.policy[a])) for a in order if self.policy[a] > 0]
+
+
+@dataclasses.dataclass
+class _Running:
+    """A search in flight: simulations done so far, and the flag that stops it."""
+
+    done: int = 0
+    cancelled: threading.Event = dataclasses.field(default_factory=threading.Event)
 
 
 class Agent:
@@ -55,6 +94,11 @@ class Agent:
         self.default_simulations = default_simulations
         self._net = network_lib.make_network(config.network, self.game.num_actions)
         self._key = jax.random.key(0)  # the search is deterministic; the key only feeds mctx
+        self._compiled: dict[int, object] = {}  # simulation count -> compiled search
+        self._compile_lock = threading.Lock()
+        self._count_locks: dict[int, threading.Lock] = {}
+        self._running: dict[int, _Running] = {}  # searches in flight, by ticket
+        self._tickets = itertools.count()
 
     @classmethod
     def load(cls, game: str = "hex", size: int = 7, rule: str = "freestyle", swap: bool = False,
@@ -86,29 +130,87 @@ class Agent:
         trained = restore.load_agent(workdir, step, algorithm="alphazero")
         return cls(trained.config, trained.params, trained.source)
 
-    def move(self, state: State, simulations: int | None = None) -> AgentMove:
-        """Search `state` (not over) and return the move to play with its policy and value."""
-        simulations = self.default_simulations if simulations is None else int(simulations)
-        if simulations < 1:
-            raise ValueError(f"simulations must be at least 1, got {simulations}")
+    def move(self, state: State, simulations: int | None = None,
+             progress: Callable[[int, int], None] | None = None) -> AgentMove:  # fmt: skip
+        """Search `state` (not over) and return the move to play with its policy and value.
+        `simulations` is rounded down to a power of two (`simulation_count`); `progress(done,
+        total)` is called every PROGRESS_INTERVAL_S while the search runs. A KeyboardInterrupt
+        while waiting stops the search and is raised again."""
+        count = simulation_count(self.default_simulations if simulations is None else simulations)
         if bool(state.terminated):
             raise ValueError("the game is over: there is no move to search")
         batched = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
-        action, policy, value = self._search(simulations)(self.params, self._key, batched)
+        search = self.prepare(count)
+        ticket = next(self._tickets)
+        running = self._running[ticket] = _Running()
+        outcome, finished = {}, threading.Event()
+
+        def work():
+            try:
+                outcome["result"] = jax.device_get(search(self.params, self._key, batched, ticket))
+            except BaseException as error:  # handed to the waiting caller
+                outcome["error"] = error
+            finally:
+                finished.set()
+
+        # An Event, not Thread.join: a join interrupted by Ctrl-C can wrongly report the thread
+        # as finished, and the search would outlive its caller.
+        worker = threading.Thread(target=work, name=f"search-{ticket}", daemon=True)
+        try:
+            worker.start()
+            while not finished.wait(PROGRESS_INTERVAL_S):
+                if progress is not None:
+                    progress(running.done, count)
+        except KeyboardInterrupt:
+            running.cancelled.set()
+            finished.wait()
+            worker.join()  # safe now: the thread has nothing left to do
+            raise
+        finally:
+            del self._running[ticket]
+        if "error" in outcome:
+            raise outcome["error"]
+        action, policy, value = outcome["result"]
         policy = np.asarray(policy[0], dtype=np.float32)
-        return AgentMove(int(action[0]), policy, float(value[0]))
+        return AgentMove(int(action[0]), policy, float(value[0]), count)
 
-    @functools.cache  # noqa: B019 (one compiled search per simulation count, kept with the agent)
-    def _search(self, simulations: int):
-        config = self.config.search.deterministic(simulations)
-        search = search_lib.make_search(self.game, self._net, config)
+    def prepare(self, simulations: int):
+        """The compiled search for `simulations` (rounded down to a power of two), compiled now
+        if it is not yet; safe from several threads, each count compiled once."""
+        count = simulation_count(simulations)
+        with self._compile_lock:
+            lock = self._count_locks.setdefault(count, threading.Lock())
+        with lock:
+            if count not in self._compiled:
+                self._compiled[count] = self._compile(count)
+        return self._compiled[count]
 
-        def run_search(params, key, states):
+    def is_prepared(self, simulations: int) -> bool:
+        return simulation_count(simulations) in self._compiled
+
+    def _compile(self, count: int):
+        config = self.config.search.deterministic(count)
+
+        def run_search(params, key, states, ticket):
+            def tick():  # each simulation reports to the host: progress, and a way to stop
+                jax.debug.callback(self._tick, ticket)
+
+            search = search_lib.make_search(self.game, self._net, config, on_simulation=tick)
             result = search(params, key, states, states.step_count)
             legal = states.legal_action_mask
             return result.action, jnp.where(legal, result.policy, 0.0), result.value
 
-        return jax.jit(run_search)
+        example = jax.tree.map(lambda x: jnp.asarray(x)[None], self.game.new_state())
+        lowered = jax.jit(run_search).lower(self.params, self._key, example, 0)
+        return lowered.compile()
+
+    def _tick(self, ticket) -> None:
+        running = self._running.get(int(ticket))
+        if running is None:
+            return
+        running.done += 1
+        if running.cancelled.is_set():
+            raise _Cancelled("search interrupted")
 
     def __repr__(self) -> str:
         return f"Agent({self.game}, {self.source})"

@@ -11,10 +11,10 @@ Decisions the protocol leaves open:
 - BOARD gives stones as own (1) and the opponent's (2); the brain is to move. Black moves first,
   so with equal counts the brain is Black, otherwise White. Field 3 (continuous games) is not
   supported.
-- Time: INFO timeout_turn and time_left (spread over MOVES_AHEAD more moves) give a budget per
-  move; the simulations are halved from the most allowed until the speed measured on earlier
-  moves fits it. Each simulation count compiles its own search once, and the move that
-  compiles it is slow, so counts are powers-of-two steps down, never up and down at random.
+- Time: INFO timeout_turn and time_left (spread over the moves still to come) give a budget per
+  move, and `clock.SearchClock` picks the simulations that fit it among searches compiled
+  ahead: START (and a change of rule) compiles the smallest before answering, the others
+  compile in the background. Without a limit a move searches the most allowed (--simulations).
   max_memory, game_type, evaluate and folder are stored and not used.
 - Errors answer `ERROR message` and leave the game as it was; unknown commands `UNKNOWN ...`.
 """
@@ -22,20 +22,19 @@ Decisions the protocol leaves open:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-import time
 from typing import TextIO
 
 import numpy as np
 
 import hexjax
-from hexjax.play import models
+from hexjax.alphazero.search import PLAY_SIMULATIONS
+from hexjax.play import clock, models
 from hexjax.play.agent import Agent, Agents, add_agent_flags
 from hexjax.play.match import Match, MoveError
 from hexjax.training.checkpoint import CheckpointError
 
-MOVES_AHEAD = 20  # time_left is shared among this many more moves of the brain
-TIME_SAFETY = 0.5  # the part of a move's budget the search may use (host work, jitter)
 UNLIMITED_MS = 2147483647  # time_left when the match has no time limit
 ABOUT = f'name="hexjax", version="{hexjax.__version__}", author="hexjax", country="-"'
 
@@ -51,17 +50,6 @@ def rule_name(bits: int) -> str:
     return "standard" if bits & 1 else "freestyle"
 
 
-def simulations_for(budget_s: float | None, seconds_per_simulation: float | None, most: int):
-    """`most` simulations, halved while a move would take longer than its share of `budget_s`
-    (at least 1); `most` while the budget or the speed is unknown."""
-    simulations = most
-    if budget_s is None or seconds_per_simulation is None:
-        return simulations
-    while simulations > 1 and simulations * seconds_per_simulation > TIME_SAFETY * budget_s:
-        simulations //= 2
-    return simulations
-
-
 class GomocupEngine:
     """Gomoku over the Gomocup protocol: `run(input, output)` answers the commands read from
     `input` until END or the end of the input; `answer(line, lines)` answers one command
@@ -69,13 +57,12 @@ class GomocupEngine:
 
     def __init__(self, agents: Agents, simulations: int | None = None, rule="freestyle"):
         self.agents = agents
-        self.simulations = simulations  # the most per move; None: the agent's default
+        self.clock = clock.SearchClock(simulations or PLAY_SIMULATIONS)  # the most per move
         self.rule = rule
         self.size: int | None = None  # set by START
         self.match: Match | None = None  # None: a new game starts at the next command
         self.info: dict[str, str] = {}
-        self.seconds_per_simulation: float | None = None  # measured on compiled searches
-        self._compiled: set[tuple[Agent, int]] = set()
+        self._prepared: set[int] = set()  # the agents whose searches the clock compiled
         self.ended = False
         self.commands = {
             "START": self.start,
@@ -122,6 +109,7 @@ class GomocupEngine:
     def start(self, argument: str) -> str:
         self.size, self.match = _integer(argument, "START N, e.g. START 15"), None
         self._current()  # ERROR now if there is no model for this board
+        self._prepare(self._agent())  # before the first move's clock runs
         return "OK"
 
     def rectstart(self, argument: str) -> str:
@@ -184,8 +172,13 @@ class GomocupEngine:
         bits = _optional_integer(value)
         if key.lower() == "rule" and bits is not None and rule_name(bits) != self.rule:
             self.rule, self.match = rule_name(bits), None  # a new game under the new rule
+            if self.size is not None:
+                # INFO has no answer: without a model, the next move says so.
+                with contextlib.suppress(ProtocolError):
+                    self._prepare(self._agent())
 
     def end(self, argument: str) -> None:
+        self.clock.stop()
         self.ended = True
 
     # --- the game and the brain's moves ----------------------------------------------------
@@ -208,16 +201,8 @@ class GomocupEngine:
         """The brain's move in `match`, played there, as "x,y"."""
         _live(match)
         agent = self._agent()
-        simulations = simulations_for(
-            self.budget(),
-            self.seconds_per_simulation,
-            self.simulations or agent.default_simulations,
-        )
-        started = time.monotonic()
-        action = agent.move(match.state, simulations).action
-        if (agent, simulations) in self._compiled:  # the first search also compiles it
-            self.seconds_per_simulation = (time.monotonic() - started) / simulations
-        self._compiled.add((agent, simulations))
+        self._prepare(agent)
+        action = self.clock.move(agent, match.state, self.budget()).action
         match.play(action)
         y, x = divmod(action, self.size)
         return f"{x},{y}"
@@ -230,8 +215,13 @@ class GomocupEngine:
             limits.append(max(turn, 0) / 1000)
         left = _optional_integer(self.info.get("time_left", ""))
         if left is not None and left < UNLIMITED_MS:  # may be negative when time is up
-            limits.append(max(left, 0) / 1000 / MOVES_AHEAD)
+            limits.append(clock.split_main_time(left / 1000))
         return min(limits, default=None)
+
+    def _prepare(self, agent: Agent) -> None:
+        if id(agent) not in self._prepared:
+            self._prepared.add(id(agent))
+            self.clock.prepare(agent)
 
 
 def _live(match: Match) -> Match:
@@ -286,7 +276,7 @@ def _action(x: int, y: int, size: int) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_agent_flags(parser)  # --simulations: the most a move, time limits may cut it
+    add_agent_flags(parser, PLAY_SIMULATIONS)  # the most a move; time limits may cut it
     args = parser.parse_args(argv)
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir)

@@ -2,24 +2,32 @@
 (or `python -m hexjax.play.gtp`).
 
 Commands (GTP 2): protocol_version, name, version, known_command, list_commands, boardsize,
-clear_board, play, genmove, undo, showboard, final_score, quit. Moves are HexGui's: column
-letter, row number from 1 at the top ("a1" is top-left), "swap-pieces" (or "swap") for the swap
-rule. Black (b) connects the top and bottom rows and moves first; White (w) left and right.
+clear_board, play, genmove, undo, showboard, final_score, time_settings, time_left,
+kgs-time_settings, quit. Moves are HexGui's: column letter, row number from 1 at the top ("a1"
+is top-left), "swap-pieces" (or "swap") for the swap rule. Black (b) connects the top and
+bottom rows and moves first; White (w) left and right.
 
-`play` and `genmove` must name the side to move: HexGui may play out of turn, hexjax does not,
-and answers why. Every failure (unknown command, missing or bad argument, occupied cell, game
-over, no model for a board size) answers `? message` and leaves the game as it was.
+`play` and `genmove` take either colour, as controllers setting up a position do: a stone out
+of turn is placed and the other side is to move; `genmove` for the side not to move searches as
+if it were. Time: time_settings / kgs-time_settings and time_left give each move a budget (a
+byo-yomi period's time over its stones, else the main time over the moves still to come), and
+`clock.SearchClock` picks the simulations that fit it among searches compiled ahead (the
+smallest before boardsize and the first move answer, the others in the background). Every
+failure (unknown command, missing or bad argument, occupied cell, game over, no model for a
+board size) answers `? message` and leaves the game as it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Callable
 from typing import TextIO
 
 import hexjax
-from hexjax.play import models
+from hexjax.alphazero.search import PLAY_SIMULATIONS
+from hexjax.play import clock, models
 from hexjax.play.agent import Agents, add_agent_flags
 from hexjax.play.match import Match, MoveError
 from hexjax.training.checkpoint import CheckpointError
@@ -40,9 +48,11 @@ class GtpEngine:
     def __init__(self, agents: Agents, size: int, swap: bool = False, simulations=None):
         self.agents = agents
         self.swap = swap
-        self.simulations = simulations  # None: the agent's default
+        self.clock = clock.SearchClock(simulations or PLAY_SIMULATIONS)  # the most per move
         self.agent = agents.get("hex", size, swap=swap)  # ModelError if there is none
         self.match = Match(self.agent.game)
+        self.time = TimeControl()
+        self._prepared: set[int] = set()  # the agents whose searches the clock compiled
         self.quit = False
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda args: "2",
@@ -57,6 +67,9 @@ class GtpEngine:
             "undo": self.undo,
             "showboard": lambda args: "\n" + self.agent.game.render(self.match.state),
             "final_score": self.final_score,
+            "time_settings": self.time_settings,
+            "time_left": self.time_left,
+            "kgs-time_settings": self.kgs_time_settings,
             "quit": self.stop,
         }
 
@@ -109,6 +122,7 @@ class GtpEngine:
         except (models.ModelError, CheckpointError, ValueError) as error:
             raise GtpError(str(error)) from None
         self.agent, self.match = agent, Match(agent.game)
+        self.prepare()
         return ""
 
     def clear_board(self, args: list[str]) -> str:
@@ -117,7 +131,7 @@ class GtpEngine:
 
     def play(self, args: list[str]) -> str:
         _arguments(args, 2, "play COLOUR MOVE, e.g. play b a1")
-        self._check_turn(args[0])
+        player = self._player(args[0])
         move = args[1].lower()
         if move in ("pass", "resign"):
             raise GtpError(f"{move} is not a Hex move (Hex has no pass; start again: clear_board)")
@@ -126,19 +140,54 @@ class GtpEngine:
         if move in _SWAP_WORDS and not self.swap:
             raise GtpError("the swap rule is off (start the engine with --swap)")
         try:
-            self.match.play(move)
+            self.match.play_as(player, move)
         except MoveError as error:
             raise GtpError(str(error)) from None
         return ""
 
     def genmove(self, args: list[str]) -> str:
         _arguments(args, 1, "genmove COLOUR, e.g. genmove b")
-        self._check_turn(args[0])
-        reply = self.agent.move(self.match.state, self.simulations)
-        self.match.play(reply.action)
+        player = self._player(args[0])
+        self.prepare()
+        state = self.match.state_for(player)
+        reply = self.clock.move(self.agent, state, self.time.budget(player))
+        self.match.play_as(player, reply.action)
         if reply.action == self.agent.game.num_cells:  # the swap action
             return "swap-pieces"
         return self.agent.game.action_to_string(reply.action)
+
+    def time_settings(self, args: list[str]) -> str:
+        _arguments(args, 3, "time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")
+        main, byo_yomi, stones = _numbers(args, "time_settings")
+        no_limit = byo_yomi > 0 and stones == 0  # GTP's way to say "no time limit"
+        self.time = TimeControl(main, byo_yomi, int(stones), limited=not no_limit)
+        return ""
+
+    def kgs_time_settings(self, args: list[str]) -> str:
+        counts = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}  # numbers after each
+        kind = args[0].lower() if args else ""
+        if kind not in counts or len(args) != 1 + counts[kind]:
+            raise GtpError(
+                "expected kgs-time_settings none | absolute MAIN | byoyomi MAIN PERIOD PERIODS"
+                " | canadian MAIN TIME STONES"
+            )
+        values = _numbers(args[1:], "kgs-time_settings")
+        if kind == "none":
+            self.time = TimeControl(limited=False)
+        elif kind == "absolute":
+            self.time = TimeControl(values[0], limited=True)
+        elif kind == "byoyomi":  # each period is one move's time
+            self.time = TimeControl(values[0], values[1], 1, limited=True)
+        else:
+            self.time = TimeControl(values[0], values[1], int(values[2]), limited=True)
+        return ""
+
+    def time_left(self, args: list[str]) -> str:
+        _arguments(args, 3, "time_left COLOUR TIME STONES, e.g. time_left b 120 0")
+        player = self._player(args[0], turn=False)
+        seconds, stones = _numbers(args[1:], "time_left")
+        self.time.left[player] = (seconds, int(stones))
+        return ""
 
     def undo(self, args: list[str]) -> str:
         if self.match.undo() == 0:
@@ -151,18 +200,56 @@ class GtpEngine:
         return "BW"[self.match.winner] + "+"
 
     def stop(self, args: list[str]) -> str:
+        self.clock.stop()
         self.quit = True
         return ""
 
-    def _check_turn(self, colour: str) -> None:
-        """GtpError unless `colour` names the side to move in a game that goes on."""
+    def _player(self, colour: str, turn: bool = True) -> int:
+        """The player a colour names; GtpError if unknown or (with `turn`) the game is over."""
         if colour.lower() not in _COLOURS:
             raise GtpError(f"unknown colour {colour!r}: use b, black, w or white")
-        if self.match.over:
+        if turn and self.match.over:
             raise GtpError(f"the game is over: {self.match.result()}")
-        if _COLOURS[colour.lower()] != self.match.to_play:
-            to_play = _COLOUR_NAMES[self.match.to_play]
-            raise GtpError(f"it is {to_play}'s turn: hexjax plays moves in turn only")
+        return _COLOURS[colour.lower()]
+
+    def prepare(self) -> None:
+        """Compile the agent's searches for the clock, once per agent (the smallest now)."""
+        if id(self.agent) not in self._prepared:
+            self._prepared.add(id(self.agent))
+            self.clock.prepare(self.agent)
+
+
+@dataclasses.dataclass
+class TimeControl:
+    """GTP's time: a main time, then byo-yomi periods of `byo_yomi` seconds for `stones`
+    stones; `left[player]` what time_left last said (seconds, stones: 0 in main time)."""
+
+    main: float = 0.0
+    byo_yomi: float = 0.0
+    stones: int = 0
+    limited: bool = False
+    left: dict[int, tuple[float, int]] = dataclasses.field(default_factory=dict)
+
+    def budget(self, player: int) -> float | None:
+        """Seconds for `player`'s move; None without a limit."""
+        if not self.limited:
+            return None
+        seconds, stones = self.left.get(player, (self.main, 0))
+        if stones > 0:  # in byo-yomi: the period's time for its stones
+            return max(seconds, 0.0) / stones
+        if seconds <= 0 and self.stones > 0:  # main time over (or none): a fresh period
+            return self.byo_yomi / self.stones
+        return clock.split_main_time(seconds)
+
+
+def _numbers(args: list[str], command: str) -> list[float]:
+    try:
+        values = [float(a) for a in args]
+    except ValueError:
+        raise GtpError(f"{command} takes numbers, got {' '.join(args)}") from None
+    if any(v < 0 or v != v for v in values):
+        raise GtpError(f"{command} takes numbers of at least 0, got {' '.join(args)}")
+    return values
 
 
 def _arguments(args: list[str], count: int, usage: str) -> None:
@@ -190,6 +277,7 @@ def main(argv=None) -> int:
         swap = args.swap or agents.only is not None and agents.only.config.game.swap
         size = args.size or default_size(agents, swap)
         engine = GtpEngine(agents, size, swap, args.simulations)
+        engine.prepare()
     except (models.ModelError, CheckpointError, ValueError) as error:
         print(f"hexjax-gtp: {error}", file=sys.stderr)
         return 2

@@ -69,6 +69,31 @@ class Match:
         self.actions.append(action)
         return action
 
+    def state_for(self, player: int) -> State:
+        """The position with `player` to move: the game's own state in turn, else the same
+        board with `player` to move (a GTP controller may ask either side for a move)."""
+        if player == self.to_play:
+            return self.state
+        return self.game.from_board(self.board(), player)
+
+    def play_as(self, player: int, move: int | str) -> int:
+        """Play a move for `player`: in turn as `play`; out of turn (a position being set up)
+        the stone is placed and the other side is to move. Returns its action."""
+        if player == self.to_play:
+            return self.play(move)
+        action = self.parse(move)
+        if self.over:
+            raise MoveError("the game is over")
+        name = self.game.action_to_string(action)
+        if action >= self.game.num_cells:
+            raise MoveError(f"{name} can only be played in turn")
+        state = self.state_for(player)
+        if not bool(state.legal_action_mask[action]):
+            raise MoveError(f"{name}: {self.game.illegal_reason(state, action)}")
+        self._states.append(self.game.host_step(state, action))
+        self.actions.append(action)
+        return action
+
     def undo(self, plies: int = 1) -> int:
         """Take back up to `plies` moves; returns how many were taken back."""
         taken = min(plies, len(self.actions))

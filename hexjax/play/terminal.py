@@ -1,23 +1,30 @@
 """Play against an agent in the terminal: a board with colours, moves in the game's notation.
 
 Commands besides a move: `hint` (the agent's top moves for you with their probabilities and
-your win chance), `undo` (back to your previous turn), `sims N` (AI strength), `moves`,
-`new`, `resign`, `help`, `quit`. Hex with the swap rule takes `swap` as the second move,
-Othello takes `pass` when it is the only move. A typo or an illegal move gets a message.
+your win chance), `undo` (back to your previous turn), `sims N` (AI strength: a power of two up
+to MAX_SIMULATIONS, others rounded down), `go` (the AI moves after its search was stopped),
+`moves`, `new`, `resign`, `help`, `quit`. Hex with the swap rule takes `swap` as the second
+move, Othello takes `pass` when it is the only move. A typo or an illegal move gets a message.
+
+A search that runs longer than PROGRESS_AFTER_S shows its simulations as it goes, and Ctrl-C
+stops it (the AI then waits for `go`); Ctrl-C at the prompt quits.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from typing import TextIO
 
 from hexjax.alphazero.search import PLAY_SIMULATIONS
-from hexjax.play.agent import Agent
+from hexjax.play.agent import MAX_SIMULATIONS, Agent, AgentMove, simulation_count
 from hexjax.play.match import Match, MoveError
 
 HELP = (
-    "commands: a move (e.g. {example}){extra}, hint, undo, sims N, moves, new, resign, help, quit"
+    "commands: a move (e.g. {example}){extra}, hint, undo, sims N, go, moves, new, resign, "
+    "help, quit"
 )
+PROGRESS_AFTER_S = 1.0  # searches shorter than this show no progress
 
 _RESET = "\033[0m"
 _STONE_COLOURS = {
@@ -66,6 +73,8 @@ def draw(match: Match, colour: bool, hints: bool = True) -> str:
                 row[2 * c], row[2 * c + 2] = "[", "]"
         lines.append((" " * r if indent else "") + label + " " + "".join(row) + " " + label)
     lines.append((" " * (n - 1) if indent else "") + header)
+    if name == "othello":
+        lines.append(f"discs: X {int((board == 1).sum())}, O {int((board == 2).sum())}")
     return "\n".join(lines)
 
 
@@ -76,10 +85,11 @@ class TerminalGame:
                  colour=None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout):  # fmt: skip
         self.agent = agent
         self.human = human
-        self.simulations = simulations
+        self.simulations = simulation_count(simulations)
         self.stdin, self.stdout = stdin, stdout
         self.colour = stdout.isatty() if colour is None else colour
         self.match = Match(agent.game)
+        self.paused = False  # the AI's search was stopped: it moves on `go`
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
@@ -90,16 +100,18 @@ class TerminalGame:
         self.say(f"you play {_SIDE_NAMES[game.name][self.human]}. {self._help()}")
         shown = None  # the moves on the board last drawn: redraw only when they change
         while True:
-            if not self.match.over and self.match.to_play != self.human:
+            if not self.match.over and self.match.to_play != self.human and not self.paused:
                 self._ai_move()
             if shown != self.match.actions:
                 shown = list(self.match.actions)
                 self.say(draw(self.match, self.colour))
                 if self.match.over:
                     self.say(f"game over: {self._result()}. Type new, undo or quit.")
-            prompt = "> " if self.match.over else f"your move ({self._side()}): "
-            print(prompt, end="", file=self.stdout, flush=True)
-            line = self.stdin.readline()
+            print(self._prompt(), end="", file=self.stdout, flush=True)
+            try:
+                line = self.stdin.readline()
+            except KeyboardInterrupt:  # Ctrl-C at the prompt
+                line = ""
             if not line:  # end of input
                 self.say()
                 return
@@ -131,8 +143,14 @@ class TerminalGame:
                 self._new_game()
         elif word == "sims":
             self._set_simulations(rest)
+        elif word == "go":
+            if self.match.over or self.match.to_play == self.human:
+                self.say("it is not the AI's turn")
+            self.paused = False
         elif self.match.over:
             self.say(f"the game is over ({self._result()}); type new, undo or quit")
+        elif self.match.to_play != self.human:
+            self.say("it is the AI's turn: type go (or undo)")
         else:
             try:
                 self.match.play(line)
@@ -140,12 +158,24 @@ class TerminalGame:
                 self.say(f"{error}. Type help for the commands.")
         return None
 
+    def _prompt(self) -> str:
+        if self.match.over:
+            return "> "
+        if self.match.to_play != self.human:
+            return "AI to move (go): "
+        return f"your move ({self._side()}): "
+
     def _new_game(self) -> None:
         self.match = Match(self.agent.game)
+        self.paused = False
         self.say("new game")
 
     def _ai_move(self) -> None:
-        reply = self.agent.move(self.match.state, self.simulations)
+        reply = self._search("the AI's search")
+        if reply is None:
+            self.paused = True
+            self.say("type go for the AI to move (sims N to change its strength), or undo")
+            return
         self.match.play(reply.action)
         move = self.agent.game.action_to_string(reply.action)
         self.say(f"AI plays {move} (it gives itself {reply.win_probability:.0%})")
@@ -154,12 +184,39 @@ class TerminalGame:
         if self.match.over:
             self.say("the game is over")
             return
-        advice = self.agent.move(self.match.state, self.simulations)
-        tops = ", ".join(f"{self.agent.game.action_to_string(a)} {p:.0%}" for a, p in advice.top(5))
+        advice = self._search("the hint")
+        if advice is None:
+            return
+        shown = [(a, p) for a, p in advice.top(5) if round(p * 100) >= 1] or advice.top(1)
+        tops = ", ".join(f"{self.agent.game.action_to_string(a)} {p:.0%}" for a, p in shown)
         self.say(f"hint: {tops}; your win chance {advice.win_probability:.0%}")
+
+    def _search(self, what: str) -> AgentMove | None:
+        """The agent's search of the position, with progress when it is long; None if Ctrl-C
+        stopped it."""
+        started = time.monotonic()
+        shown = False
+
+        def progress(done: int, total: int) -> None:
+            nonlocal shown
+            if time.monotonic() - started >= PROGRESS_AFTER_S:
+                end = "\r" if self.stdout.isatty() else "\n"
+                print(f"searching: {done}/{total} simulations (Ctrl-C stops)", end=end,
+                      file=self.stdout, flush=True)  # fmt: skip
+                shown = True
+
+        try:
+            return self.agent.move(self.match.state, self.simulations, progress=progress)
+        except KeyboardInterrupt:
+            self.say(("\n" if shown and self.stdout.isatty() else "") + f"{what} was stopped")
+            return None
+        finally:
+            if shown and self.stdout.isatty():
+                print(" " * 60, end="\r", file=self.stdout, flush=True)
 
     def _undo(self) -> None:
         """Back to the human's previous turn: take back moves until one of theirs is gone."""
+        self.paused = False
         taken = self.match.undo_turn(self.human)
         if taken == 0:
             self.say("none of your moves to take back")
@@ -167,15 +224,19 @@ class TerminalGame:
             self.say(f"took back {taken} move{'s' * (taken > 1)}")
 
     def _set_simulations(self, text: str) -> None:
+        shown = text.strip()[:20] + ("..." if len(text.strip()) > 20 else "")
         try:
             value = int(text)
             if value < 1:
                 raise ValueError
         except ValueError:
-            self.say(f"sims takes a positive whole number, got {text.strip()!r}")
+            self.say(f"sims takes a positive whole number, got {shown!r}")
             return
-        self.simulations = value
-        self.say(f"the AI now searches {value} simulations a move")
+        self.simulations = simulation_count(value)
+        note = ""
+        if self.simulations != value:
+            note = f" (searches come in powers of two up to {MAX_SIMULATIONS})"
+        self.say(f"the AI now searches {self.simulations} simulations a move{note}")
 
     def _side(self, player: int | None = None) -> str:
         player = self.match.to_play if player is None else player

@@ -3,6 +3,7 @@ and engines run as `python -m` processes."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import pathlib
@@ -11,11 +12,13 @@ import sys
 import threading
 
 import jax
+import numpy as np
 
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.iteration import PRESETS
 from hexjax.games import GameConfig
 from hexjax.play import models
+from hexjax.play.agent import AgentMove
 
 
 def make_tiny_model(directory, name: str, game: str, size: int, **options):
@@ -48,3 +51,56 @@ def engine_process(module: str, args: list[str], stderr_path):
         finally:
             watchdog.cancel()
             process.kill()
+
+
+class FakeTimeAgent:
+    """An agent on fake clocks, one per thread: a search costs 2 ms plus 1 ms a simulation, a
+    compile 3 s. Plays the first legal action (the last with `last`); records the counts
+    searched on the main thread. Compiles off the main thread wait for `release` (set: they
+    go on; clear: they wait, as under a manager that suspends the engine between turns)."""
+
+    def __init__(self, game, last: bool = False):
+        self.game = game
+        self.last = last
+        self.release = threading.Event()
+        self.release.set()
+        self.default_simulations = 64
+        self.times = collections.defaultdict(float)  # thread -> its fake seconds
+        self.compiled: set[int] = set()
+        self.searched: list[int] = []
+
+    @property
+    def time(self) -> float:
+        return self.times[threading.main_thread().ident]
+
+    def now(self) -> float:
+        return self.times[threading.get_ident()]
+
+    def prepare(self, simulations):
+        if threading.current_thread() is not threading.main_thread():
+            self.release.wait()
+        if simulations not in self.compiled:
+            self.times[threading.get_ident()] += 3.0
+        self.compiled.add(simulations)
+
+    def is_prepared(self, simulations) -> bool:
+        return simulations in self.compiled
+
+    def move(self, state, simulations):
+        assert simulations in self.compiled, "a search runs compiled"
+        self.times[threading.get_ident()] += 0.002 + 0.001 * simulations
+        if threading.current_thread() is threading.main_thread():
+            self.searched.append(simulations)
+        legal = np.flatnonzero(np.asarray(state.legal_action_mask))
+        action = int(legal[-1] if self.last else legal[0])
+        return AgentMove(action, np.zeros(self.game.num_actions, np.float32), 0.0, simulations)
+
+
+class OnlyAgent:
+    """Agents that hand out one agent, whatever the game."""
+
+    def __init__(self, agent):
+        self.agent = agent
+
+    def get(self, game, size, rule="freestyle", swap=False):
+        return self.agent

@@ -1,0 +1,132 @@
+"""Moves within a time limit, for the engines (Gomocup, GTP).
+
+Each simulation count compiles its own search, which takes seconds: an engine that picked
+counts on the fly would pay that inside a move and lose on time. So `SearchClock.prepare(agent)`
+compiles the smallest count and times it before it returns (at START or boardsize, before any
+move's clock runs), then compiles the others on a background thread, smallest first, timing
+each on the empty board while that is cheap. The counts are the powers of four below `most`,
+and `most`: few compiles, since a tournament manager suspends a brain between its turns and
+background work competes with the brain's own moves.
+
+A move with a budget searches the largest compiled count whose predicted time fits SAFETY of
+the budget: the slowest of that count's last few timed searches, else the time of the largest
+timed count below, scaled linearly, for at most GROWTH times that count (a search's cost per
+simulation grows with its tree, so extrapolation stays short).
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import threading
+import time
+import weakref
+
+from hexjax.games import State
+from hexjax.play.agent import Agent, AgentMove, simulation_count
+
+SAFETY = 0.5  # the part of a move's budget the search may use (host work, jitter, contention)
+MOVES_AHEAD = 20  # a main time is shared among this many more moves
+GROWTH = 4  # the most a count may exceed the largest measured one
+MEASURE_LIMIT_S = 1.0  # counts predicted to take longer are timed by real moves only
+RECENT = 3  # moves remembered per count
+
+
+_CLOCKS: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all() -> None:
+    """At exit, stop the background compiles and wait for the one under way: a thread killed
+    inside XLA aborts the interpreter."""
+    for clock in list(_CLOCKS):
+        clock.stop()
+        clock.wait()
+
+
+class SearchClock:
+    """Picks and times the simulations of each move; one per engine, for all its agents."""
+
+    def __init__(self, most: int, now=time.monotonic):
+        self.now = now  # seconds; tests pass a fake clock
+        self.most = simulation_count(most)
+        self.counts = [4**k for k in range(8) if 4**k < self.most] + [self.most]
+        self._seconds: dict[tuple[int, int], collections.deque] = {}  # (agent, count) -> times
+        self._lock = threading.Lock()
+        self._stop = threading.Event()  # the background compiles' current stop flag
+        self._background: threading.Thread | None = None
+        _CLOCKS.add(self)
+
+    def prepare(self, agent: Agent) -> None:
+        """Compile and time the smallest count now; the others in the background (those of a
+        previously prepared agent stop)."""
+        self._timed(agent, agent.game.new_state(), self.counts[0])
+        self.stop()
+        if all(agent.is_prepared(count) for count in self.counts):
+            return
+        self._stop = threading.Event()
+        self._background = threading.Thread(
+            target=self._compile_rest, args=(agent, self._stop), name="compile", daemon=True
+        )
+        self._background.start()
+
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Wait for the background compiles; True when they are done."""
+        if self._background is not None:
+            self._background.join(timeout_s)
+        return self._background is None or not self._background.is_alive()
+
+    def move(self, agent: Agent, state: State, budget_s: float | None) -> AgentMove:
+        """The agent's move in `state` within `budget_s` seconds (None: `most` simulations,
+        compiled now if need be)."""
+        return self._timed(agent, state, self.simulations(agent, budget_s))
+
+    def simulations(self, agent: Agent, budget_s: float | None) -> int:
+        if budget_s is None:
+            return self.most
+        allowed = SAFETY * budget_s
+        ready = [c for c in self.counts if agent.is_prepared(c)] or self.counts[:1]
+        fitting = [c for c in ready if self.predicted(agent, c) <= allowed]
+        return max(fitting, default=ready[0])
+
+    def predicted(self, agent: Agent, count: int) -> float:
+        """Seconds a search of `count` simulations is expected to take (inf when unknown)."""
+        with self._lock:
+            measured = {c: max(t) for (a, c), t in self._seconds.items() if a == id(agent)}
+        if count in measured:
+            return measured[count]
+        below = [c for c in measured if c < count]
+        if not below or count > GROWTH * max(measured):
+            return float("inf")
+        base = max(below)
+        return measured[base] * count / base
+
+    def stop(self) -> None:
+        """Stop compiling in the background (after the compile under way)."""
+        self._stop.set()
+
+    def _timed(self, agent: Agent, state: State, count: int) -> AgentMove:
+        agent.prepare(count)  # a compile is not the search's time
+        started = self.now()
+        reply = agent.move(state, count)
+        self._record(agent, count, self.now() - started)
+        return reply
+
+    def _record(self, agent: Agent, count: int, seconds: float) -> None:
+        with self._lock:
+            recent = self._seconds.setdefault((id(agent), count), collections.deque(maxlen=RECENT))
+            recent.append(seconds)
+
+    def _compile_rest(self, agent: Agent, stop: threading.Event) -> None:
+        start = agent.game.new_state()
+        for count in self.counts[1:]:
+            if stop.is_set():
+                return
+            agent.prepare(count)
+            if self.predicted(agent, count) <= MEASURE_LIMIT_S:
+                self._timed(agent, start, count)
+
+
+def split_main_time(seconds_left: float) -> float:
+    """A move's share of a main time that must last the game."""
+    return max(seconds_left, 0.0) / MOVES_AHEAD
