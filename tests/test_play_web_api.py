@@ -231,6 +231,8 @@ def test_refused_moves_name_the_problem_and_change_nothing(client):
         ({"move": -1}, 400, "outside 0..24"),
         ({"move": "swap"}, 400, "swap is not enabled"),
         ({"move": "pass"}, 400, "not a cell"),
+        ({"move": "d²"}, 400, "'d²' is not a cell like 'a1'"),
+        ({"move": "q" * 1000}, 400, "'" + "q" * 20 + "...' is not a cell"),
         ({"move": True}, 400, "'move' must be"),
         ({"move": 3.0}, 400, "'move' must be"),
         ({"move": ["a1"]}, 400, "'move' must be"),

@@ -48,9 +48,9 @@ class Match:
         """The action a move names, its coordinates checked but not its legality here; MoveError
         if it names no move of this game."""
         try:
-            return self.game.parse_moves([move])[0]
+            return self.game.parse_move(move)
         except ValueError as error:
-            raise MoveError(str(error).split(": ", 1)[-1]) from None  # drop "move 1 (..): "
+            raise MoveError(str(error)) from None
 
     def action(self, move: int | str) -> int:
         """The action a move names, checked for legality here; MoveError if it cannot be played."""
