@@ -88,6 +88,16 @@ class Match:
         self._states, self.actions = kept
         return 0
 
+    def at(self, ply: int) -> Match:
+        """The match as it was after its first `ply` moves: a copy, this one left as it is."""
+        if not 0 <= ply <= len(self.actions):
+            raise ValueError(f"ply must be between 0 and {len(self.actions)}, got {ply}")
+        earlier = Match.__new__(Match)
+        earlier.game = self.game
+        earlier._states = self._states[: ply + 1]
+        earlier.actions = self.actions[:ply]
+        return earlier
+
     def legal_actions(self) -> list[int]:
         return self.game.legal_actions(self.state)
 
