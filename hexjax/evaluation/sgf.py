@@ -23,13 +23,16 @@ of turn, with a message naming the move.
 
 from __future__ import annotations
 
+import pathlib
 import re
 from typing import NamedTuple
+
+import numpy as np
 
 import hexjax
 from hexjax.games import Game
 
-__all__ = ["SgfRecord", "read_sgf", "write_sgf"]
+__all__ = ["SgfRecord", "check_writable", "read_sgf", "write_arena_games", "write_sgf"]
 
 _GAME_NUMBERS = {"hex": 11, "gomoku": 4}
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -47,7 +50,7 @@ class SgfRecord(NamedTuple):
 def write_sgf(game: Game, actions, black: str | None = None, white: str | None = None) -> str:
     """The SGF text of a game of `game` with these moves (action indices, or move strings),
     ending in a newline. ValueError for a game SGF cannot hold, or an illegal move."""
-    _check_writable(game)
+    check_writable(game)
     actions = game.parse_moves(list(actions))
     state = game.from_moves(actions)  # checks every move, and gives the result
     root = [f"FF[4]GM[{_GAME_NUMBERS[game.name]}]SZ[{game.size}]"]
@@ -88,10 +91,24 @@ def read_sgf(text: str) -> SgfRecord:
     return SgfRecord(game, actions, _single(root, "PB", None), _single(root, "PW", None))
 
 
+def write_arena_games(game: Game, moves, directory, stem: str, first: str, second: str) -> None:
+    """The arena's games (moves: int32[G, L], -1 after a game's end) as `directory`/`stem`-N.sgf,
+    N from 1 in the arena's order: `first` plays Black in the first half, White in the second."""
+    check_writable(game)
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    rows = np.asarray(moves)
+    for index, row in enumerate(rows):
+        names = (first, second) if index < len(rows) // 2 else (second, first)
+        text = write_sgf(game, [int(a) for a in row if a >= 0], *names)
+        (directory / f"{stem}-{index + 1}.sgf").write_text(text)
+
+
 # --- writing --------------------------------------------------------------------------------
 
 
-def _check_writable(game: Game) -> None:
+def check_writable(game: Game) -> None:
+    """ValueError unless SGF can hold games of `game`."""
     if game.name not in _GAME_NUMBERS:
         raise ValueError(f"SGF records cover hex and gomoku, not {game.name}")
     if game.name == "gomoku" and game.win_length != 5:
