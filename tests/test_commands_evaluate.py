@@ -62,6 +62,7 @@ def test_one_step_writes_its_record(tiny_run):
         (["--puzzles"], "the puzzles are Gomoku positions"),
         (["--position", "a1 a1"], "a1"),
         (["--openings", "/nonexistent/openings.txt"], "/nonexistent/openings.txt"),
+        (["--sgf", "out", "--elo"], "--sgf writes the matches against --opponent"),
     ],
 )
 def test_bad_input_gets_a_message_and_exit_code_2(tiny_run, argv, message, capsys):
@@ -90,6 +91,26 @@ def test_records_openings_and_position_plots(tiny_run, tmp_path):
     assert all(bool(game.from_moves(line).terminated) for line in lines)
     for name in ("first_move.png", "position_1.png"):
         assert (tiny_run / "plots" / name).stat().st_size > 0
+
+
+def test_sgf_files_of_the_arena_games(tiny_run, tmp_path):
+    from hexjax.evaluation.sgf import read_sgf
+
+    argv = ["--checkpoint", str(tiny_run), "--games", "4", "--simulations", "2",
+            "--opponent", "random", "--records", "--sgf", str(tmp_path / "sgf"),
+            "--out", str(tmp_path / "s.json")]  # fmt: skip
+    assert evaluate_command.main(argv) == 0
+    lines = (tiny_run / "records" / "random.txt").read_text().splitlines()
+    names = sorted(p.name for p in (tmp_path / "sgf").iterdir())
+    assert names == ["random-1.sgf", "random-2.sgf", "random-3.sgf", "random-4.sgf"]
+    for number, line in enumerate(lines, 1):
+        text = (tmp_path / "sgf" / f"random-{number}.sgf").read_text()
+        assert text.startswith("(;FF[4]GM[11]SZ[4]AP[hexjax]") and "RE[" in text
+        record = read_sgf(text)
+        assert record.actions == record.game.parse_moves(line)
+        agent_black = number <= 2  # the agent is Black in the first half of the games
+        assert (record.white if agent_black else record.black) == "random"
+        assert str(tiny_run) in (record.black if agent_black else record.white)
 
 
 def test_every_first_move_once_with_each_colour_and_no_random_plies(tiny_run, tmp_path, capsys):

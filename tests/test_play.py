@@ -43,6 +43,8 @@ def test_a_match_plays_validates_and_undoes():
         ("b2", "already occupied"),
         ("z9", "off the 3x3 board"),
         ("hello", "not a cell"),
+        ("d²", "^'d²' is not a cell like 'a1'"),  # not Python's int() message
+        ("x" * 1000, "^'x{20}\\.\\.\\.' is not a cell"),  # echoed cut short
         ("swap", "swap is not enabled"),
         (99, "outside 0..8"),
     ]:

@@ -9,7 +9,11 @@ set up with an opening.
 import threading
 import time
 
+import numpy as np
 import pytest
+
+import hexjax
+from hexjax.evaluation import arena
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
@@ -214,6 +218,23 @@ def test_game_over_refuses_moves_until_undone(client):
     assert not back["over"] and back["moves"] == opening
 
 
+def test_the_winning_chain_is_in_the_game(client):
+    opening = ["c1", "a1", "c2", "a2", "c3", "a3", "c4", "a4"]
+    game = new_game(client, moves=opening)
+    assert game["chain"] == []
+    won = post(client, game, "moves", {"move": "c5"}).json()
+    assert won["chain"] == [2, 7, 12, 17, 22]  # column c, top to bottom
+    # Renju: Black's five on row 5 (the fifth row from the bottom is row 4 from the top).
+    five = new_game(client, game="gomoku", size=9, moves="a5 a1 b5 b1 c5 c1 d5 d1 e5")
+    assert five["over"] and five["winner"] == 0 and five["chain"] == [36, 37, 38, 39, 40]
+
+
+def test_favicon(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200 and response.headers["content-type"] == "image/x-icon"
+    assert response.content[:4] == b"\x00\x00\x01\x00"  # an ICO file's header
+
+
 def test_refused_moves_name_the_problem_and_change_nothing(client):
     game = new_game(client)
     game = post(client, game, "moves", {"move": "c3"}).json()
@@ -231,6 +252,8 @@ def test_refused_moves_name_the_problem_and_change_nothing(client):
         ({"move": -1}, 400, "outside 0..24"),
         ({"move": "swap"}, 400, "swap is not enabled"),
         ({"move": "pass"}, 400, "not a cell"),
+        ({"move": "d²"}, 400, "'d²' is not a cell like 'a1'"),
+        ({"move": "q" * 1000}, 400, "'" + "q" * 20 + "...' is not a cell"),
         ({"move": True}, 400, "'move' must be"),
         ({"move": 3.0}, 400, "'move' must be"),
         ({"move": ["a1"]}, 400, "'move' must be"),
@@ -308,7 +331,10 @@ def test_hex_swap_as_the_second_move(client):
         ({"game": "hex", "simulations": MAX_SIMULATIONS + 1}, 400, ["'simulations'"]),
         ({"game": "hex", "simulations": "many"}, 400, ["'simulations' must be an integer"]),
         ({"game": "hex", "colour": 1}, 400, ["unknown field 'colour'"]),
-        ({"game": "hex", "moves": "a1 b2"}, 400, ["'moves' must be a list"]),
+        ({"game": "hex", "moves": 12}, 400, ["'moves' must be a list of moves or a string"]),
+        ({"game": "hex", "moves": "a1 zz"}, 400, ["opening move 2 ('zz')", "not a cell"]),
+        ({"game": "hex", "moves": "a1 a1"}, 400, ["opening move 2", "occupied"]),
+        ({"game": "hex", "human": "nobody"}, 400, ["'human' must be an integer"]),
         ({"game": "hex", "moves": ["a1", "a1"]}, 400, ["opening move 2", "occupied"]),
         ({"game": "hex", "moves": ["a1", "z1"]}, 400, ["opening move 2", "off the"]),
         ({"game": "hex", "moves": [{"a": 1}]}, 400, ["opening move 1"]),
@@ -475,3 +501,72 @@ def test_a_search_holds_only_its_own_game(client, agents, monkeypatch):
         results["get"]["moves"] == results["ai"].json()["moves"]
         and len(results["get"]["moves"]) == 1
     )
+
+
+# --- watching and replaying ---------------------------------------------------------------
+
+
+def test_a_records_file_line_loads_as_a_game_the_ai_plays_alone(client, tmp_path):
+    hex5 = hexjax.make("hex", size=5)
+    records = tmp_path / "records.txt"
+    arena.write_records(hex5, np.array([hex5.parse_moves("a1 b2 c3") + [-1, -1]]), records)
+    line = records.read_text().splitlines()[0]
+    game = new_game(client, human=None, moves=line)
+    assert game["human"] is None and game["moves"] == ["a1", "b2", "c3"]
+    assert game["ai_to_move"] and game["ply"] == game["plies"] == 3
+    for ply in (4, 5):  # the AI plays White, then Black
+        reply = post(client, game, "ai").json()
+        assert len(reply["moves"]) == ply and reply["ai_to_move"]
+    before = current(client, game)
+    assert before["stones"] == [3, 2]
+    refused(post(client, game, "moves", {"move": "e5"}), 409, "AI plays both sides")
+    refused(post(client, game, "undo"), 409, "nothing to undo", "both sides")
+    assert current(client, game) == before
+
+
+def test_stepping_through_a_game_by_ply(client):
+    game = new_game(client, moves=["c1", "a1", "c2", "a2", "c3"])
+    start = client.get(f"/api/games/{game['id']}?ply=0").json()
+    assert start["board"] == [[0] * 5 for _ in range(5)] and start["moves"] == []
+    assert (start["ply"], start["plies"], start["last"]) == (0, 5, None)
+    assert start["to_play"] == 0 and start["legal"] == list(range(25))
+    two = client.get(f"/api/games/{game['id']}?ply=2").json()
+    assert two["moves"] == ["c1", "a1"] and two["last"] == {"action": 0, "move": "a1"}
+    assert two["board"][0][:3] == [2, 0, 1] and two["stones"] == [1, 1] and two["to_play"] == 0
+    whole = client.get(f"/api/games/{game['id']}?ply=5").json()
+    assert whole == current(client, game) == game
+    for query, words in [
+        ("ply=6", "'ply' must be between 0 and 5"),
+        ("ply=-1", "'ply' must be a number of moves"),
+        ("ply=two", "'ply' must be a number of moves"),
+        ("ply=1.0", "'ply' must be a number of moves"),
+        ("ply=%C2%B2", "'ply' must be a number of moves"),
+        ("ply=" + "9" * 50, "'ply' must be a number of moves"),
+        ("move=1", "unknown query parameter"),
+    ]:
+        refused(client.get(f"/api/games/{game['id']}?{query}"), 400, words)
+    assert current(client, game) == game
+    refused(client.get("/api/games/nope?ply=1"), 404, "no game")
+
+
+def test_sgf_download(client):
+    game = new_game(client, moves=["c1", "a1", "c2", "a2", "c3", "a3", "c4", "a4"])
+    post(client, game, "moves", {"move": "c5"})
+    response = client.get(f"/api/games/{game['id']}/sgf")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/x-go-sgf")
+    assert response.headers["content-disposition"].startswith("attachment; filename=")
+    assert response.headers["content-disposition"].endswith('.sgf"')
+    assert response.text == (
+        "(;FF[4]GM[11]SZ[5]AP[hexjax]PB[you]PW[hexjax hex5 (2 simulations)]RE[B+]"
+        ";B[c1];W[a1];B[c2];W[a2];B[c3];W[a3];B[c4];W[a4];B[c5])\n"
+    )
+    renju = new_game(client, game="gomoku", size=9, human=None, moves="e5 a1")
+    assert client.get(f"/api/games/{renju['id']}/sgf").text == (
+        "(;FF[4]GM[4]SZ[9]RU[renju]AP[hexjax]PB[hexjax gomoku9 (2 simulations)]"
+        "PW[hexjax gomoku9 (2 simulations)];B[ee];W[ai])\n"
+    )
+    othello = new_game(client, game="othello", size=6)
+    refused(client.get(f"/api/games/{othello['id']}/sgf"), 404, "no SGF", "othello")
+    refused(client.get("/api/games/nope/sgf"), 404, "no game")
+    refused(client.post(f"/api/games/{game['id']}/sgf"), 405, "Method Not Allowed")

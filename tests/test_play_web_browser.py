@@ -140,6 +140,7 @@ def test_play_three_games_in_the_page(page, url):
     # GOMOKU: a line grid, stones on its intersections.
     start_game(page, "gomoku 7x7 freestyle")
     expect(board).to_have_attribute("data-game", "gomoku")
+    expect(page.locator("#rules")).to_have_text("Five or more in a row wins, for either side.")
     expect(page.locator("#board line.grid-line")).to_have_count(14)
     expect(page.locator("#board rect.point")).to_have_count(49)
     expect(page.locator("#board circle.stone")).to_have_count(0)
@@ -159,6 +160,99 @@ def test_play_three_games_in_the_page(page, url):
     expect(page.locator("#board circle.stone")).to_have_count(4)
     expect(page.locator("#board circle.hint")).to_have_count(4)
     expect(page.locator("#pass")).to_be_hidden()
+    expect(page.locator("#score")).to_have_text("Discs: Black 2 · White 2")
+    expect(page.locator("#sgf")).to_be_hidden()  # SGF covers Hex and Gomoku only
     page.screenshot(path=ARTIFACTS / "web-othello.png", full_page=True)
 
     assert errors == []
+
+
+def _luminance(css: str) -> float:
+    """WCAG relative luminance of an "rgb(r, g, b)" colour."""
+    channels = [int(v) / 255 for v in css[css.index("(") + 1 : css.index(")")].split(",")[:3]]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def style(page, selector: str, prop: str) -> str:
+    return page.locator(selector).first.evaluate(f"e => getComputedStyle(e).{prop}")
+
+
+def test_watch_a_record_step_through_it_and_let_the_ai_play_on(page, url):
+    errors, missing = [], []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    ARTIFACTS.mkdir(exist_ok=True)
+    stones = page.locator("#board .target:not([data-stone='0'])")
+    page.goto(url)
+    expect(page.locator("#start")).to_be_enabled()
+    expect(page.locator("#rules")).to_contain_text("Black joins the top and bottom edges")
+    assert page.request.get(url + "favicon.ico").status == 200
+
+    # Both players' edges stand out: against the backdrop outside the board and (the white
+    # ones by their dark outline) against the cells inside.
+    backdrop = style(page, "#board .hex-backdrop", "fill")
+    cell = style(page, '#board .hex-cell[data-stone="0"]', "fill")
+    black, white = (style(page, f"#board .edge-{c}", "stroke") for c in ("black", "white"))
+    outline = style(page, "#board .edge-white-outline", "stroke")
+    assert contrast(black, backdrop) >= 3 and contrast(black, cell) >= 3
+    assert contrast(white, backdrop) >= 3 and contrast(outline, cell) >= 3
+    assert contrast(outline, white) >= 3
+    widths = [
+        float(style(page, f"#board .edge-{c}", "strokeWidth")[:-2])
+        for c in ("white", "white-outline")
+    ]
+    assert widths[1] >= widths[0] + 3  # the outline shows on both sides
+
+    # A records file, as evaluate.py --records writes it: the second game is loaded.
+    page.click("#record summary")
+    page.fill("#record-text", "a1 b2\nc1 a1 c2 a2 c3 a3 c4 a4 c5\n")
+    page.fill("#record-line", "2")
+    page.click("#load")
+    expect(page.locator("#ply")).to_have_text("move 9 of 9")
+    expect(page.locator("#status")).to_contain_text("Computer vs computer. Black wins.")
+    expect(page.locator("#board circle.chain")).to_have_count(5)  # column c, the winning chain
+    chain = sorted(int(a) for a in page.locator("#board circle.chain").evaluate_all(
+        "nodes => nodes.map(n => n.dataset.action)"))  # fmt: skip
+    assert chain == [2, 7, 12, 17, 22]
+    game_id = page.evaluate("page.game.id")
+    expect(page.locator("#sgf")).to_have_attribute("href", f"/api/games/{game_id}/sgf")
+    page.screenshot(path=ARTIFACTS / "web-record.png", full_page=True)
+
+    # Stepping: first, forward, last.
+    page.click("#first")
+    expect(page.locator("#ply")).to_have_text("move 0 of 9")
+    expect(stones).to_have_count(0)
+    expect(page.locator("#board circle.chain")).to_have_count(0)
+    for ply in (1, 2, 3, 4):
+        page.click("#forward")
+        expect(page.locator("#ply")).to_have_text(f"move {ply} of 9")
+    expect(stones).to_have_count(4)
+    page.click("#back")
+    expect(page.locator("#ply")).to_have_text("move 3 of 9")
+    page.click('#board [data-action="24"]')  # no move while an earlier position is shown
+    expect(page.locator("#ply")).to_have_text("move 3 of 9")
+
+    # Computer vs computer from the position shown, until Stop (or the end).
+    page.click("#watch")
+    expect(page.locator("#stop")).to_be_visible()
+    expect(page.locator("#ply")).not_to_have_text("move 3 of 3")
+    page.click("#stop")
+    expect(page.locator("#stop")).to_be_hidden()
+    expect(page.locator("#start")).to_be_enabled()
+    played = page.evaluate("page.game.plies")
+    assert played > 3 and page.evaluate("page.game.moves.slice(0, 3)") == ["c1", "a1", "c2"]
+    page.wait_for_timeout(500)
+    assert page.evaluate("page.game.plies") == played  # stopped
+
+    # A bad record names the move.
+    page.fill("#record-text", "a1 d²")
+    page.fill("#record-line", "1")
+    page.click("#load")
+    expect(page.locator("#message")).to_contain_text("'d²' is not a cell like 'a1'")
+    assert errors == [] and missing == []

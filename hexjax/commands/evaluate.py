@@ -8,7 +8,8 @@ Opponents by spec: `random`, `greedy`, `mcts:N` (UCT with random playouts, N sim
 colours, and each opening (`--opening-plies` random plies, the lines of an `--openings` file, or
 `--openings first-moves`: every legal first move) is played once with each colour. Prints a
 table and writes JSON (default: <checkpoint>/evaluation.json); `--records` keeps every game's moves
-(<checkpoint>/records/<opponent>.txt, loadable with `game.from_moves`). `--all-steps` evaluates
+(<checkpoint>/records/<opponent>.txt, loadable with `game.from_moves`), `--sgf DIR` each game as
+an SGF file (DIR/<opponent>-N.sgf; Hex and Gomoku). `--all-steps` evaluates
 every kept checkpoint of the run and draws the score against training minutes
 (<checkpoint>/plots/curve.png). `--elo` plays a round robin between every kept checkpoint and the
 opponents and fits Elo ratings, random = 0 (<checkpoint>/plots/elo.png). Every evaluation also
@@ -31,7 +32,7 @@ import numpy as np
 from hexjax import sharding
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.base import Entrant
-from hexjax.evaluation import arena, elo, hex_solver, players, plots, puzzles, tournament
+from hexjax.evaluation import arena, elo, hex_solver, players, plots, puzzles, sgf, tournament
 from hexjax.training import restore
 from hexjax.training.checkpoint import CheckpointError
 from hexjax.training.restore import TrainedAgent
@@ -67,6 +68,7 @@ def _parse(argv):
         help="a file of openings, one move list a line, or `first-moves`: every legal first move",
     )
     parser.add_argument("--records", action="store_true", help="keep every game's moves")
+    parser.add_argument("--sgf", metavar="DIR", help="write every game as SGF (Hex, Gomoku)")
     parser.add_argument(
         "--elo", action="store_true", help="round robin of every kept checkpoint and opponent"
     )
@@ -138,6 +140,10 @@ def main(argv=None) -> int:
             raise ValueError(f"the exact solver plays hex up to 7x7, not {game!r}")
         if args.puzzles and game.name != "gomoku":
             raise ValueError(f"the puzzles are Gomoku positions, not {game!r}")
+        if args.sgf and (args.elo or args.solver_accuracy or args.puzzles):
+            raise ValueError("--sgf writes the matches against --opponent, not other evaluations")
+        if args.sgf:
+            sgf.check_writable(game)
         if args.puzzles and any(spec.startswith("checkpoint:") for spec in specs):
             raise ValueError("--puzzles takes baseline opponents only (random, greedy, mcts:N)")
     except (ValueError, CheckpointError, OSError) as error:
@@ -242,6 +248,10 @@ def _matches(args, latest: TrainedAgent, steps, opponents, openings, mesh) -> di
                 records = pathlib.Path(args.checkpoint) / "records" / f"{name}.txt"
                 records.parent.mkdir(parents=True, exist_ok=True)
                 arena.write_records(game, games.moves, records)
+            if args.sgf:
+                stem = f"{_file_name(spec)}" + (f"@{step}" if args.all_steps else "")
+                name = f"{args.checkpoint} ({agent.label})" + (f" step {step}" if step else "")
+                sgf.write_arena_games(game, games.moves, args.sgf, stem, name, spec)
         evaluations.append({"step": step, "minutes": round(agent.minutes, 2), "results": results})
     if args.all_steps:
         plots.score_curve(evaluations, pathlib.Path(args.checkpoint) / "plots" / "curve.png")

@@ -186,10 +186,14 @@ class Game(abc.ABC):
         actions = []
         for index, token in enumerate(tokens):
             try:
-                actions.append(self._to_action(token))
+                actions.append(self.parse_move(token))
             except ValueError as error:
-                raise ValueError(f"move {index + 1} ({token!r}): {error}") from None
+                raise ValueError(f"move {index + 1} ({shown(token)}): {error}") from None
         return actions
+
+    def parse_move(self, move: int | str) -> int:
+        """The action of one move (a move string or an action index); ValueError naming it."""
+        return self._to_action(move)
 
     def format_moves(self, actions: Sequence[int], compact: bool = False) -> str:
         """Move-list string, space separated ("a1 b2 c3") or, with `compact`, run together
@@ -222,7 +226,7 @@ class Game(abc.ABC):
         if isinstance(token, str):
             return self.string_to_action(token)
         if isinstance(token, bool) or not isinstance(token, int | np.integer):
-            raise ValueError(f"expected an action index or a move string, got {token!r}")
+            raise ValueError(f"expected an action index or a move string, got {shown(token)}")
         if not 0 <= int(token) < self.num_actions:
             raise ValueError(f"action {int(token)} is outside 0..{self.num_actions - 1}")
         return int(token)
@@ -232,6 +236,11 @@ class Game(abc.ABC):
     def _split_move_string(self, text: str) -> list[str]:
         chunks = text.replace(",", " ").replace(";", " ").split()
         return [token for chunk in chunks for token in split_compact(chunk, self._move_words)]
+
+    def winning_cells(self, state: State) -> list[int]:
+        """The cells that make the winner's win, to highlight (a Hex chain, a Gomoku five);
+        empty while the game goes on, after a draw, and in games won by count (Othello)."""
+        return []
 
     def illegal_reason(self, state: State, action: int) -> str:
         """Why an illegal `action` cannot be played in `state` (for error messages)."""
@@ -271,6 +280,15 @@ class Game(abc.ABC):
             r, c = np.argwhere(bad)[0]
             raise ValueError(f"board cell ({r}, {c}) is {array[r, c]}; cells must be 0, 1 or 2")
         return array.astype(np.int8)
+
+
+def shown(value, limit: int = 20) -> str:
+    """`value` for an error message, its text cut to `limit` characters: a pasted page of text
+    should not come back whole."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    return repr(text) if isinstance(value, str) else text
 
 
 def split_compact(chunk: str, words: Sequence[str] = ()) -> list[str]:

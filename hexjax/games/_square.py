@@ -3,12 +3,13 @@ cell coordinates every game uses (Hex included)."""
 
 from __future__ import annotations
 
+import re
 import string
 
 import jax.numpy as jnp
 import numpy as np
 
-from hexjax.games._base import Symmetry
+from hexjax.games._base import Symmetry, shown
 
 # The 8 symmetries of the square as (quarter turns counter-clockwise, transpose first).
 _DIHEDRAL = {
@@ -61,12 +62,13 @@ def parse_cell(text: str, n: int, rows_from_bottom: bool) -> int:
     token = text.strip().lower()
     last = column_letters(n)[-1]
     where = f"columns a-{last}, rows 1-{n}"
-    if len(token) < 2 or not token[0].isalpha() or not token[1:].isdigit():
-        raise ValueError(f"{text!r} is not a cell like 'a1' ({where})")
+    # ASCII only: str.isdigit() also accepts "²" and other digits that int() refuses.
+    if not re.fullmatch(r"[a-z][0-9]+", token):
+        raise ValueError(f"{shown(text)} is not a cell like 'a1' ({where})")
     col = ord(token[0]) - ord("a")
     number = int(token[1:])
     if not (0 <= col < n and 1 <= number <= n):
-        raise ValueError(f"{text!r} is off the {n}x{n} board ({where})")
+        raise ValueError(f"{shown(text)} is off the {n}x{n} board ({where})")
     row = n - number if rows_from_bottom else number - 1
     return row * n + col
 

@@ -73,6 +73,30 @@ def longest_runs(board: np.ndarray) -> np.ndarray:
     return runs
 
 
+def winning_lines(board: np.ndarray, colour: int, length: int, exact: bool) -> np.ndarray:
+    """Host helper: bool[n, n], the stones of `colour` in runs of `length` or more (with
+    `exact`: of exactly `length`, as standard Gomoku and renju's Black count a win)."""
+    n = board.shape[0]
+    marked = np.zeros((n, n), bool)
+    for dr, dc in _DIRECTIONS:
+        for r in range(n):
+            for c in range(n):
+                pr, pc = r - dr, c - dc
+                if board[r, c] != colour or (
+                    0 <= pr < n and 0 <= pc < n and board[pr, pc] == colour
+                ):
+                    continue  # not the first stone of a run
+                run = []
+                while 0 <= r + len(run) * dr < n and 0 <= c + len(run) * dc < n:
+                    rr, cc = r + len(run) * dr, c + len(run) * dc
+                    if board[rr, cc] != colour:
+                        break
+                    run.append((rr, cc))
+                if len(run) == length or (len(run) > length and not exact):
+                    marked[tuple(np.transpose(run))] = True
+    return marked
+
+
 class Gomoku(Game):
     """Gomoku, freestyle or standard. See the module docstring."""
 
@@ -223,6 +247,15 @@ class Gomoku(Game):
         if int(np.asarray(state.board).reshape(-1)[action]) != 0:
             return "that point is already taken"
         return "that point is forbidden for Black (overline, double-four or double-three)"
+
+    def winning_cells(self, state: State) -> list[int]:
+        """The stones of the winning five (or longer line where it wins); empty before a win."""
+        winner = int(state.winner)
+        if winner < 0:
+            return []
+        exact = self.rule == "standard" or (self.rule == "renju" and winner == 0)
+        lines = winning_lines(np.asarray(state.board), winner + 1, self.win_length, exact)
+        return np.flatnonzero(lines).tolist()
 
     def render(self, state: State) -> str:
         board = np.asarray(state.board)

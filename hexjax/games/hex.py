@@ -76,6 +76,35 @@ def _neighbour_table(n: int) -> np.ndarray:
     return table
 
 
+def winning_group(board: np.ndarray, colour: int) -> np.ndarray:
+    """Host helper: bool[n, n], the stones of `colour` (1 Black, 2 White) in groups that touch
+    both of its edges (Black top and bottom, White left and right); all False if none does.
+    The whole group is marked, side branches included: that is what joins the edges."""
+    n = board.shape[0]
+    stones = board.reshape(-1) == colour
+    neighbours = _neighbour_table(n)
+    goal = (TOP, BOTTOM) if colour == 1 else (LEFT, RIGHT)
+    marked = np.zeros(n * n, bool)
+    seen = np.zeros(n * n, bool)
+    for start in np.flatnonzero(stones):
+        if seen[start]:
+            continue
+        group, edges, frontier = [], set(), [start]
+        seen[start] = True
+        while frontier:  # flood fill one group, noting the edges it touches
+            cell = frontier.pop()
+            group.append(cell)
+            for other in neighbours[cell]:
+                if other >= n * n:
+                    edges.add(other - n * n)
+                elif stones[other] and not seen[other]:
+                    seen[other] = True
+                    frontier.append(other)
+        if edges.issuperset(goal):
+            marked[group] = True
+    return marked.reshape(n, n)
+
+
 class Hex(Game):
     """Hex, any size from 2 to 19, optional swap rule. See the module docstring."""
 
@@ -327,6 +356,13 @@ class Hex(Game):
         if action == self.num_cells:
             return "swap is only allowed as the second move"
         return "that cell is already occupied"
+
+    def winning_cells(self, state: HexState) -> list[int]:
+        """The cells of the winner's group that joins its two edges (empty before a win)."""
+        winner = int(state.winner)
+        if winner < 0:
+            return []
+        return np.flatnonzero(winning_group(np.asarray(state.board), winner + 1)).tolist()
 
     def render(self, state: HexState) -> str:
         n = self.size

@@ -48,9 +48,9 @@ class Match:
         """The action a move names, its coordinates checked but not its legality here; MoveError
         if it names no move of this game."""
         try:
-            return self.game.parse_moves([move])[0]
+            return self.game.parse_move(move)
         except ValueError as error:
-            raise MoveError(str(error).split(": ", 1)[-1]) from None  # drop "move 1 (..): "
+            raise MoveError(str(error)) from None
 
     def action(self, move: int | str) -> int:
         """The action a move names, checked for legality here; MoveError if it cannot be played."""
@@ -112,6 +112,16 @@ class Match:
                 return len(kept[1]) - len(self.actions)
         self._states, self.actions = kept
         return 0
+
+    def at(self, ply: int) -> Match:
+        """The match as it was after its first `ply` moves: a copy, this one left as it is."""
+        if not 0 <= ply <= len(self.actions):
+            raise ValueError(f"ply must be between 0 and {len(self.actions)}, got {ply}")
+        earlier = Match.__new__(Match)
+        earlier.game = self.game
+        earlier._states = self._states[: ply + 1]
+        earlier.actions = self.actions[:ply]
+        return earlier
 
     def legal_actions(self) -> list[int]:
         return self.game.legal_actions(self.state)

@@ -1,22 +1,31 @@
 """Play in a web page: a JSON API over `Match` and `Agent`, and the page in static/ that uses it.
 
   GET  /                         the page (static/index.html, app.js, style.css)
+  GET  /favicon.ico              the page's icon
   GET  /api/options              the games that have a model ({game, size, rule, swap, label}), the
                                  defaults and the simulation limit
   POST /api/games                {game, size, rule, swap, human, simulations, moves} -> 201, a game
                                  (fields left out take the first model that fits those given;
-                                 `human` is the colour the person plays, 0 Black or 1 White;
-                                 `moves` an optional opening, played before the game is handed over)
-  GET  /api/games/{id}           the game
+                                 `human` is the colour the person plays, 0 Black or 1 White, or
+                                 null: the AI plays both sides, a game to watch or replay;
+                                 `moves` an optional opening, played before the game is handed
+                                 over: a list of moves, or one string as `format_moves` writes
+                                 it, such as a line of the arena's records file)
+  GET  /api/games/{id}           the game; with ?ply=K as it was after its first K moves
+                                 (stepping through a game; read only)
+  GET  /api/games/{id}/sgf       the game as an SGF file (Hex as HexGui reads it, Gomoku GM[4];
+                                 hexjax/evaluation/sgf.py); 404 for Othello
   POST /api/games/{id}/moves     {move: "d4" | action}: the person's move
   POST /api/games/{id}/ai        the AI's move, with its search ("analysis")
   POST /api/games/{id}/undo      back to the person's previous turn
   GET  /api/games/{id}/analysis  the search's policy and win probability for the side to move
 
 Errors are {"error": message} with: 400 a malformed request (JSON, field types and values, move
-coordinates, a bad opening), 404 an unknown game id, route, or a game with no model, 405 a wrong
-method, 409 a move the position refuses (occupied, forbidden, illegal, wrong turn, game over,
-nothing to undo), 413 a body over `max_body` bytes, 415 a body that is not application/json.
+coordinates, a bad opening, a bad or unknown query parameter), 404 an unknown game id, route, a
+game with no model, or an SGF of a game SGF does not cover, 405 a wrong method, 409 a move the
+position refuses (occupied, forbidden, illegal, wrong turn, game over, nothing to undo, a move
+in a game the AI plays alone), 413 a body over `max_body` bytes, 415 a body that is not
+application/json.
 A refused request leaves the game as it was.
 
 The AI moves only when asked (POST .../ai): a new game whose AI plays Black waits for the page to
@@ -40,11 +49,12 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hexjax.alphazero.search import PLAY_SIMULATIONS
+from hexjax.evaluation import sgf
 from hexjax.games import GameConfig, available_games
 from hexjax.games.gomoku import RULES
 from hexjax.play import models
@@ -82,18 +92,27 @@ def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
         body = await _read_json(request, max_body)
         _check_fields(body, {"game", "size", "rule", "swap", "human", "simulations", "moves"})
         variant = _choose_variant(body, playable)
-        human = _ranged(body, "human", 0, 0, 1)
+        human = None if body.get("human", 0) is None else _ranged(body, "human", 0, 0, 1)
         strength = _ranged(body, "simulations", simulations, 1, MAX_SIMULATIONS)
         opening = body.get("moves", [])
-        if not isinstance(opening, list):
-            raise ApiError(400, f"'moves' must be a list of moves, got {_show(opening)}")
+        if not isinstance(opening, list | str):
+            raise ApiError(
+                400, f"'moves' must be a list of moves or a string, got {_show(opening)}"
+            )
         game = await run_in_threadpool(_WebGame.start, agents, variant, human, strength, opening)
         games.add(game)
         return JSONResponse(await run_in_threadpool(game.locked, game.to_json), status_code=201)
 
     async def get_game(request: Request) -> JSONResponse:
+        ply = _ply_query(request)
         game = games.get(request.path_params["id"])
-        return JSONResponse(await run_in_threadpool(game.locked, game.to_json))
+        return JSONResponse(await run_in_threadpool(game.locked, game.to_json, ply))
+
+    async def get_sgf(request: Request) -> Response:
+        game = games.get(request.path_params["id"])
+        text, name = await run_in_threadpool(game.locked, game.sgf)
+        headers = {"Content-Disposition": f'attachment; filename="{name}"'}
+        return Response(text, media_type="application/x-go-sgf", headers=headers)
 
     async def human_move(request: Request) -> JSONResponse:
         body = await _read_json(request, max_body)
@@ -118,8 +137,12 @@ def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
     async def page(request: Request) -> FileResponse:
         return FileResponse(STATIC_DIR / "index.html")
 
+    async def icon(request: Request) -> FileResponse:
+        return FileResponse(STATIC_DIR / "favicon.ico", media_type="image/x-icon")
+
     routes = [
         Route("/", page),
+        Route("/favicon.ico", icon),
         Route("/api/options", options),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{id}", get_game),
@@ -127,6 +150,7 @@ def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
         Route("/api/games/{id}/ai", game_action("ai_move"), methods=["POST"]),
         Route("/api/games/{id}/undo", game_action("undo"), methods=["POST"]),
         Route("/api/games/{id}/analysis", game_action("analysis")),
+        Route("/api/games/{id}/sgf", get_sgf),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     handlers = {ApiError: _api_error, HTTPException: _http_error, Exception: _server_error}
@@ -149,23 +173,28 @@ def serve(host: str = "127.0.0.1", port: int = 8000, checkpoint=None, model: str
 class _WebGame:
     """One game: the match, the agent that plays the AI's side, and who plays which colour."""
 
-    def __init__(self, variant: GameConfig, agent: Agent, human: int, simulations: int):
+    def __init__(self, variant: GameConfig, agent: Agent, human: int | None, simulations: int):
         self.id = secrets.token_urlsafe(16)
         self.variant = variant
         self.agent = agent
         self.match = Match(agent.game)
-        self.human = human  # the colour the person plays: 0 Black (first), 1 White
+        self.human = human  # the colour the person plays: 0 Black (first), 1 White; None: no one
         self.simulations = simulations
         self._lock = threading.Lock()
         self._last_search: tuple[tuple[int, ...], AgentMove] | None = None  # (moves, result)
 
     @classmethod
-    def start(cls, agents: Agents, variant: GameConfig, human: int, simulations: int, opening):
+    def start(cls, agents: Agents, variant: GameConfig, human, simulations: int, opening):
         try:
             agent = agents.get(variant.name, variant.size, variant.rule, variant.swap)
         except models.ModelError as error:
             raise ApiError(404, str(error)) from None
         game = cls(variant, agent, human, simulations)
+        if isinstance(opening, str):  # a move list as one string, a records file's line
+            try:
+                opening = agent.game.parse_moves(opening)
+            except ValueError as error:
+                raise ApiError(400, f"opening {error}") from None
         for index, move in enumerate(opening):
             try:
                 game.match.play(move)
@@ -185,6 +214,8 @@ class _WebGame:
             action = self.match.parse(move)
         except MoveError as error:
             raise ApiError(400, str(error)) from None
+        if self.human is None:
+            raise ApiError(409, "the AI plays both sides of this game; start one to play in")
         self._check_turn(self.human, "it is the AI's turn; ask it to move (POST .../ai)")
         try:
             self.match.play(action)
@@ -193,7 +224,8 @@ class _WebGame:
         return self.to_json()
 
     def ai_move(self) -> dict:
-        self._check_turn(1 - self.human, "it is your turn, not the AI's")
+        ai = self.match.to_play if self.human is None else 1 - self.human
+        self._check_turn(ai, "it is your turn, not the AI's")
         result = self._search()
         analysis = self._analysis_json(result)  # of the position before the move
         self.match.play(result.action)
@@ -206,6 +238,8 @@ class _WebGame:
 
     def undo(self) -> dict:
         """Take back moves until the person is to move again, their last move undone."""
+        if self.human is None:
+            raise ApiError(409, "nothing to undo: the AI plays both sides of this game")
         if self.match.undo_turn(self.human) == 0:
             raise ApiError(409, "nothing to undo: you have not moved yet")
         return self.to_json()
@@ -225,8 +259,27 @@ class _WebGame:
             self._last_search = (position, result)
         return self._last_search[1]
 
-    def to_json(self) -> dict:
-        match, game = self.match, self.match.game
+    def sgf(self) -> tuple[str, str]:
+        """The game as SGF, and a file name for it."""
+        ai = f"hexjax {self.variant.name}{self.variant.size} ({self.simulations} simulations)"
+        names = [ai, ai]
+        if self.human is not None:
+            names[self.human] = "you"
+        try:
+            text = sgf.write_sgf(self.match.game, self.match.actions, *names)
+        except ValueError as error:
+            raise ApiError(404, f"no SGF for this game: {error}") from None
+        return text, f"hexjax-{self.variant.name}{self.variant.size}-{self.id[:8]}.sgf"
+
+    def to_json(self, ply: int | None = None) -> dict:
+        """The game, or with `ply` the position after its first `ply` moves."""
+        plies = len(self.match.actions)
+        if ply is not None and ply > plies:
+            raise ApiError(
+                400, f"'ply' must be between 0 and {plies} (the moves played), got {ply}"
+            )
+        match = self.match if ply is None else self.match.at(ply)
+        game = match.game
         cells = game.size * game.size
         legal = match.legal_actions()
         last = match.actions[-1] if match.actions else None
@@ -238,7 +291,7 @@ class _WebGame:
             "simulations": self.simulations,
             "board": board.tolist(),  # rows from the top; 0 empty, 1 Black, 2 White
             "to_play": match.to_play,
-            "ai_to_move": not match.over and match.to_play != self.human,
+            "ai_to_move": not match.over and match.to_play != self.human,  # always with no human
             "legal": legal,
             "legal_moves": [game.action_to_string(a) for a in legal],
             "forbidden": np.flatnonzero(match.forbidden()).tolist(),  # renju: Black may not play
@@ -248,7 +301,10 @@ class _WebGame:
             "actions": list(match.actions),
             "last": None if last is None else {"action": last, "move": game.action_to_string(last)},
             "stones": [int((board == 1).sum()), int((board == 2).sum())],
+            "ply": len(match.actions),  # the moves shown
+            "plies": plies,  # the moves of the game
             "over": match.over,
+            "chain": game.winning_cells(match.state),  # the winner's chain or five, to highlight
             "winner": match.winner,
             "result": match.result(),
         }
@@ -333,6 +389,19 @@ async def _read_json(request: Request, max_body: int) -> dict:
     if not isinstance(value, dict):
         raise ApiError(400, f"the body must be a JSON object, got {type(value).__name__}")
     return value
+
+
+def _ply_query(request: Request) -> int | None:
+    """The ?ply=K of a request for a game, None without one; no other parameter is known."""
+    unknown = sorted(set(request.query_params) - {"ply"})
+    if unknown:
+        raise ApiError(400, f"unknown query parameter {_show(unknown[0])} (parameters: ply)")
+    if "ply" not in request.query_params:
+        return None
+    value = request.query_params["ply"]
+    if not (value.isascii() and value.isdigit()) or len(value) > 6:
+        raise ApiError(400, f"'ply' must be a number of moves, got {_show(value)}")
+    return int(value)
 
 
 def _reject_constant(name: str):

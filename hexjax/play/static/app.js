@@ -5,17 +5,29 @@
 const SVG_NS = "http://www.w3.org/2000/svg";
 const COLOURS = ["Black", "White"];
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+// Rules by game, and for Gomoku by rule.
 const RULES = {
-  hex: "Black joins the top and bottom edges, White the left and right. With swap, White's " +
-    "first move may take over Black's first stone.",
-  gomoku: "Five in a row wins. In renju Black must make exactly five, and may not play the " +
-    "crossed points (double three, double four, overline).",
+  hex: "Black joins the top and bottom edges, White the left and right.",
+  hexSwap: "Black joins the top and bottom edges, White the left and right. White's first " +
+    "move may instead take over Black's first stone (swap).",
+  freestyle: "Five or more in a row wins, for either side.",
+  standard: "Exactly five in a row wins; six or more (an overline) does not.",
+  renju: "Renju: Black must make exactly five and may not play the crossed points (double " +
+    "three, double four, overline); White wins with five or more.",
   othello: "Place a disc that outflanks the opponent's; they flip. Most discs at the end wins.",
 };
+
+function rulesText(game) {
+  if (game.game === "gomoku") return RULES[game.rule];
+  if (game.game === "hex" && game.swap) return RULES.hexSwap;
+  return RULES[game.game];
+}
 
 const page = {
   options: null, // GET /api/options
   game: null, // the game JSON of the game in play
+  shown: null, // the game JSON drawn: the game, or an earlier position of it (stepping back)
+  stop: false, // computer vs computer: stop after the move in progress
   analysis: null, // GET .../analysis of the position `analysis.position` names
   busy: false, // a request chain is running: clicks wait
 };
@@ -59,7 +71,24 @@ function gamePath(suffix) {
 
 function show(game) {
   page.game = game;
+  page.shown = game;
   draw();
+}
+
+// Whether the board shows the game's latest position (moves are played only there).
+function atLatest() {
+  return page.shown === page.game;
+}
+
+// Stepping through the game: the position after `ply` moves, from the server.
+function showPly(ply) {
+  run(async () => {
+    const game = page.game;
+    const target = Math.max(0, Math.min(ply, game.plies));
+    const earlier = () => api("GET", `/api/games/${game.id}?ply=${target}`);
+    page.shown = target === game.plies ? game : await earlier();
+    draw();
+  });
 }
 
 // The AI moves whenever it is its turn; then the toggles' analysis is fetched.
@@ -94,32 +123,89 @@ function analysed(game) {
 }
 
 function playMove(move) {
+  if (!atLatest()) return;
   run(async () => {
     show(await api("POST", gamePath("moves"), { move }));
     await aiTurns();
   });
 }
 
+// The new-game request for the variant chosen, who plays (null: nobody) and an opening.
+function gameRequest(variant, human, moves) {
+  return {
+    game: variant.game,
+    size: variant.size,
+    rule: variant.rule,
+    swap: variant.swap,
+    human,
+    simulations: Number($("simulations").value),
+    moves,
+  };
+}
+
+function chosenVariant() {
+  return page.options.games[Number($("variant").value)];
+}
+
 function newGame(event) {
   if (event) event.preventDefault();
-  const variant = page.options.games[Number($("variant").value)];
+  const colour = $("colour").value;
+  const human = colour === "watch" ? null : Number(colour);
   run(async () => {
     page.analysis = null;
-    show(
-      await api("POST", "/api/games", {
-        game: variant.game,
-        size: variant.size,
-        rule: variant.rule,
-        swap: variant.swap,
-        human: Number($("colour").value),
-        simulations: Number($("simulations").value),
-      }),
-    );
-    await aiTurns();
+    show(await api("POST", "/api/games", gameRequest(chosenVariant(), human, [])));
+    if (human === null) await computerGame();
+    else await aiTurns();
+  });
+}
+
+// Computer vs computer from the position shown: a new game the AI plays alone, move by move
+// until the end or Stop.
+function watch() {
+  const shown = page.shown;
+  const variant = page.options.games.find(
+    (v) => v.game === shown.game && v.size === shown.size && v.rule === shown.rule && v.swap === shown.swap,
+  );
+  run(async () => {
+    page.analysis = null;
+    show(await api("POST", "/api/games", gameRequest(variant, null, shown.moves)));
+    await computerGame();
+  });
+}
+
+async function computerGame() {
+  page.stop = false;
+  $("stop").hidden = false;
+  try {
+    while (!page.game.over && !page.stop) {
+      setThinking(true);
+      show(await api("POST", gamePath("ai")));
+    }
+  } finally {
+    $("stop").hidden = true;
+  }
+}
+
+// A record: the moves pasted, or one line of a records file (evaluate.py --records), played
+// in the game chosen above; shown at its last move, to step through.
+async function loadRecord() {
+  const file = $("record-file").files[0];
+  const text = file ? await file.text() : $("record-text").value;
+  const lines = text.split(/\r?\n/).filter((line) => line.split("#")[0].trim());
+  const number = Number($("record-line").value) || 1;
+  run(async () => {
+    if (lines.length === 0) throw new Error("no moves to load: paste a move list or pick a file");
+    if (number < 1 || number > lines.length) {
+      throw new Error(`game ${number} is not in the record (it has ${lines.length})`);
+    }
+    page.analysis = null;
+    const moves = lines[number - 1].split("#")[0].trim();
+    show(await api("POST", "/api/games", gameRequest(chosenVariant(), null, moves)));
   });
 }
 
 function undo() {
+  if (!atLatest()) return;
   run(async () => {
     show(await api("POST", gamePath("undo")));
     await refreshAnalysis();
@@ -169,7 +255,9 @@ function drawHex(board, game) {
     const angle = (Math.PI / 180) * (60 * k - 90);
     return [x + radius * Math.cos(angle), y + radius * Math.sin(angle)];
   };
-  setSize(board, 2 * margin + width * (n + (n - 1) / 2), 2 * margin + radius * (2 + 1.5 * (n - 1)));
+  const [boardWidth, boardHeight] = [2 * margin + width * (n + (n - 1) / 2), 2 * margin + radius * (2 + 1.5 * (n - 1))];
+  setSize(board, boardWidth, boardHeight);
+  svg("rect", { x: 0, y: 0, width: boardWidth, height: boardHeight, class: "hex-backdrop" }, board);
 
   const edges = { black: [], white: [] };
   for (let row = 0; row < n; row++) {
@@ -199,9 +287,9 @@ function drawHex(board, game) {
 
   for (let i = 0; i < n; i++) {
     const [x, y] = centre(0, i);
-    text(LETTERS[i], x, y - radius - 12, "coordinate", board);
+    text(LETTERS[i], x, y - radius - 12, "coordinate on-backdrop", board);
     const [rx, ry] = centre(i, 0);
-    text(String(i + 1), rx - width * 0.85, ry, "coordinate", board);
+    text(String(i + 1), rx - width * 0.85, ry, "coordinate on-backdrop", board);
   }
   return { centre: (action) => centre(Math.floor(action / n), action % n), radius: radius * 0.75 };
 }
@@ -293,7 +381,7 @@ function addTargets(board, game, at, step, className) {
 const DRAWERS = { hex: drawHex, gomoku: drawGomoku, othello: drawOthello };
 
 function draw() {
-  const game = page.game;
+  const game = page.shown;
   const board = $("board");
   board.replaceChildren();
   board.dataset.game = game.game;
@@ -304,10 +392,19 @@ function draw() {
     const [cx, cy] = layout.centre(game.last.action);
     svg("circle", { cx, cy, r: 4, class: "last-move", id: "last-move" }, board);
   }
+  for (const action of game.chain) {
+    const [cx, cy] = layout.centre(action);
+    svg("circle", { cx, cy, r: layout.radius * 0.8, class: "chain", "data-action": action }, board);
+  }
   drawHeatmap(board, game, layout);
   drawWinbar(game);
   $("status").textContent = statusLine(game);
-  $("rules").textContent = RULES[game.game];
+  $("rules").textContent = rulesText(game);
+  $("score").hidden = game.game !== "othello";
+  $("score").textContent = `Discs: Black ${game.stones[0]} · White ${game.stones[1]}`;
+  $("ply").textContent = `move ${game.ply} of ${game.plies}`;
+  $("sgf").hidden = game.game === "othello";
+  $("sgf").href = `/api/games/${game.id}/sgf`;
   $("moves").replaceChildren(
     ...game.moves.map((move) => Object.assign(document.createElement("li"), { textContent: move })),
   );
@@ -318,7 +415,7 @@ function draw() {
 // orange; percentages on the likely ones.
 function drawHeatmap(board, game, layout) {
   const analysis = page.analysis;
-  const fresh = analysed(game) && !game.over;
+  const fresh = analysed(game) && !game.over && atLatest();
   $("swap").textContent = "Swap";
   $("pass").textContent = "Pass";
   if (!$("show-heatmap").checked || !fresh) return;
@@ -353,6 +450,10 @@ function drawWinbar(game) {
 
 function statusLine(game) {
   const you = COLOURS[game.human];
+  if (game.human === null) {
+    const state = game.over ? `${game.result}.` : `${COLOURS[game.to_play]} to move.`;
+    return `${game.label}. Computer vs computer. ${state}`;
+  }
   if (game.over) {
     const verdict = game.winner < 0 ? "" : game.winner === game.human ? ": you win" : ": the AI wins";
     return `${game.label}. ${game.result}${verdict}.`;
@@ -363,11 +464,17 @@ function statusLine(game) {
 
 function updateControls() {
   const game = page.game;
-  const yourTurn = game && !game.over && !game.ai_to_move && !page.busy;
+  const shown = page.shown;
+  const yourTurn = game && atLatest() && !game.over && !game.ai_to_move && !page.busy;
   $("pass").hidden = !(yourTurn && game.can_pass);
   $("swap").hidden = !(yourTurn && game.can_swap);
-  $("undo").disabled = page.busy || !game || game.moves.length === 0;
+  const undoable = game && game.human !== null && atLatest() && game.moves.length > 0;
+  $("undo").disabled = page.busy || !undoable;
   $("start").disabled = page.busy;
+  $("load").disabled = page.busy;
+  $("watch").disabled = page.busy || !shown || shown.over;
+  $("first").disabled = $("back").disabled = page.busy || !shown || shown.ply === 0;
+  $("forward").disabled = $("last").disabled = page.busy || !shown || shown.ply === shown.plies;
 }
 
 function setThinking(on) {
@@ -403,6 +510,15 @@ async function start() {
   $("undo").addEventListener("click", undo);
   $("pass").addEventListener("click", () => playMove("pass"));
   $("swap").addEventListener("click", () => playMove("swap"));
+  $("watch").addEventListener("click", watch);
+  $("stop").addEventListener("click", () => {
+    page.stop = true;
+  });
+  $("load").addEventListener("click", loadRecord);
+  $("first").addEventListener("click", () => showPly(0));
+  $("back").addEventListener("click", () => showPly(page.shown.ply - 1));
+  $("forward").addEventListener("click", () => showPly(page.shown.ply + 1));
+  $("last").addEventListener("click", () => showPly(page.game.plies));
   $("show-heatmap").addEventListener("change", () => run(refreshAnalysis));
   $("show-winbar").addEventListener("change", () => run(refreshAnalysis));
   $("board").addEventListener("click", (event) => {

@@ -1,0 +1,219 @@
+"""Game records as SGF (FF[4]), for other programs to open: Hex as HexGui writes it (GM[11]) and
+Gomoku / renju (GM[4]).
+
+Hex follows HexGui (its SgfWriter and SgfReader): `SZ[n]`, moves `B[..]` / `W[..]` in HexGui's
+cell names, which are hexjax's own: column letter, then row number from 1 at the TOP ("a1" is
+the top-left cell, "c3" the centre of 5x5). Black moves first and joins the top and bottom rows,
+White the left and right columns. The swap is `W[swap-pieces]`: White takes Black's first stone,
+reflected across the long diagonal, and Black moves next (HexGui's `swap-pieces`, hexjax's
+`swap`). Reading also takes `swap` for it, LittleGolem's two-letter points ("cc": column, then
+row, from "a" at the top left) and stops at a `resign`.
+
+Gomoku uses SGF's two-letter points: column from "a" at the LEFT, then row from "a" at the TOP,
+so hexjax's "a1" (bottom-left, rows count up from the bottom) on 15x15 is "ao" and the centre h8
+is "hh". `RU[freestyle]`, `RU[standard]` or `RU[renju]` names the rule (SGF has no property of
+its own for Gomoku's rules); reading without `RU` means freestyle. Five in a row only: SGF has no
+way to say another length.
+
+Both write `AP[hexjax]`, the players as `PB` / `PW` when given and, once the game is over,
+`RE[B+]`, `RE[W+]` or `RE[0]` (a draw). Reading follows a record's main line (the first
+variation at every branch) and refuses setup stones (`AB`, `AW`, `AE`), passes and moves out
+of turn, with a message naming the move.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+from typing import NamedTuple
+
+import numpy as np
+
+import hexjax
+from hexjax.games import Game
+
+__all__ = ["SgfRecord", "check_writable", "read_sgf", "write_arena_games", "write_sgf"]
+
+_GAME_NUMBERS = {"hex": 11, "gomoku": 4}
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_COLOURS = ("B", "W")
+_SWAP_WORDS = ("swap-pieces", "swap")
+
+
+class SgfRecord(NamedTuple):
+    game: Game  # the game the record is of (hexjax.make(...))
+    actions: list[int]  # its moves, checked legal, in order
+    black: str | None  # PB, the first player's name
+    white: str | None  # PW
+
+
+def write_sgf(game: Game, actions, black: str | None = None, white: str | None = None) -> str:
+    """The SGF text of a game of `game` with these moves (action indices, or move strings),
+    ending in a newline. ValueError for a game SGF cannot hold, or an illegal move."""
+    check_writable(game)
+    actions = game.parse_moves(list(actions))
+    state = game.from_moves(actions)  # checks every move, and gives the result
+    root = [f"FF[4]GM[{_GAME_NUMBERS[game.name]}]SZ[{game.size}]"]
+    if game.name == "gomoku":
+        root.append(f"RU[{game.rule}]")
+    root.append("AP[hexjax]")
+    for key, name in (("PB", black), ("PW", white)):
+        if name:
+            root.append(f"{key}[{_escape(name)}]")
+    if bool(state.terminated):
+        root.append(f"RE[{ {0: 'B+', 1: 'W+'}.get(int(state.winner), '0') }]")
+    moves = [f";{_COLOURS[ply % 2]}[{_point(game, a)}]" for ply, a in enumerate(actions)]
+    return "(;" + "".join(root) + "".join(moves) + ")\n"
+
+
+def read_sgf(text: str) -> SgfRecord:
+    """The first game of an SGF text: its game, checked moves and players. ValueError naming
+    the problem (not SGF, another game, a bad or illegal move)."""
+    nodes = _main_line(text)
+    root = nodes[0]
+    moves = _moves(nodes)
+    swapped = any(value in _SWAP_WORDS for _, value in moves)
+    game = _make_game(_single(root, "GM", "1"), _single(root, "SZ", None),
+                      _single(root, "RU", None), swapped)  # fmt: skip
+    actions: list[int] = []
+    for colour, value in moves:
+        label = f"move {len(actions) + 1} ({colour}[{value[:20]}])"
+        if game.name == "hex" and value == "resign":
+            break
+        try:
+            actions.append(_action(game, value))
+        except ValueError as error:
+            raise ValueError(f"{label}: {error}") from None
+    try:
+        game.from_moves(actions)
+    except ValueError as error:
+        raise ValueError(f"the record's {error}") from None
+    return SgfRecord(game, actions, _single(root, "PB", None), _single(root, "PW", None))
+
+
+def write_arena_games(game: Game, moves, directory, stem: str, first: str, second: str) -> None:
+    """The arena's games (moves: int32[G, L], -1 after a game's end) as `directory`/`stem`-N.sgf,
+    N from 1 in the arena's order: `first` plays Black in the first half, White in the second."""
+    check_writable(game)
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    rows = np.asarray(moves)
+    for index, row in enumerate(rows):
+        names = (first, second) if index < len(rows) // 2 else (second, first)
+        text = write_sgf(game, [int(a) for a in row if a >= 0], *names)
+        (directory / f"{stem}-{index + 1}.sgf").write_text(text)
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
+def check_writable(game: Game) -> None:
+    """ValueError unless SGF can hold games of `game`."""
+    if game.name not in _GAME_NUMBERS:
+        raise ValueError(f"SGF records cover hex and gomoku, not {game.name}")
+    if game.name == "gomoku" and game.win_length != 5:
+        raise ValueError(f"SGF's Gomoku is five in a row; this game needs {game.win_length}")
+
+
+def _point(game: Game, action: int) -> str:
+    if game.name == "hex":
+        return "swap-pieces" if action == game.size * game.size else game.action_to_string(action)
+    row, col = divmod(action, game.size)  # row 0 is the top row
+    return _LETTERS[col] + _LETTERS[row]
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("]", "\\]")
+
+
+# --- reading --------------------------------------------------------------------------------
+
+_TOKENS = re.compile(r"\s*(?:([();])|([A-Za-z]+)\s*((?:\[(?:\\.|[^\]\\])*\]\s*)+))", re.DOTALL)
+_VALUES = re.compile(r"\[((?:\\.|[^\]\\])*)\]", re.DOTALL)
+
+
+def _main_line(text: str) -> list[dict[str, list[str]]]:
+    """The nodes of the first game tree's main line, each {property: values}. A game tree's
+    variations come after its own nodes, so the main line ends at the first ')'."""
+    start = text.find("(")
+    if start < 0 or not text[start + 1 :].lstrip().startswith(";"):
+        raise ValueError("not an SGF record: it should start with '(;'")
+    nodes: list[dict[str, list[str]]] = []
+    position = start
+    while position < len(text):
+        match = _TOKENS.match(text, position)
+        if match is None:
+            raise ValueError(f"not valid SGF near {text[position : position + 20]!r}")
+        position = match.end()
+        mark, key, values = match.groups()
+        if mark == ";":
+            nodes.append({})
+        elif mark == ")":
+            break
+        elif key is not None:
+            if not nodes:
+                raise ValueError(f"not valid SGF: property {key} outside a node")
+            found = [v.replace("\\\n", "") for v in _VALUES.findall(values)]
+            nodes[-1].setdefault(key.upper(), []).extend(re.sub(r"\\(.)", r"\1", v) for v in found)
+    else:
+        raise ValueError("not a complete SGF record: a game tree is not closed with ')'")
+    if not nodes:
+        raise ValueError("not an SGF record: no nodes")
+    return nodes
+
+
+def _moves(nodes: list[dict[str, list[str]]]) -> list[tuple[str, str]]:
+    """(colour, value) of each move on the main line, checked to alternate from Black."""
+    moves = []
+    for index, node in enumerate(nodes):
+        for key in ("AB", "AW", "AE"):
+            if key in node:
+                raise ValueError(f"node {index + 1}: setup stones ({key}) are not supported")
+        played = [key for key in _COLOURS if key in node]
+        if not played:
+            continue
+        if len(played) > 1 or len(node[played[0]]) > 1:
+            raise ValueError(f"node {index + 1}: one move a node, got {_node_text(node)}")
+        colour, value = played[0], node[played[0]][0].strip().lower()
+        turn = _COLOURS[len(moves) % 2]
+        if colour != turn:
+            raise ValueError(f"move {len(moves) + 1} ({colour}[{value[:20]}]): {turn} is to move")
+        moves.append((colour, value))
+    return moves
+
+
+def _single(node: dict[str, list[str]], key: str, default: str | None) -> str | None:
+    values = node.get(key)
+    return values[0].strip() if values else default
+
+
+def _make_game(number: str, size: str | None, rule: str | None, swapped: bool) -> Game:
+    name = {"11": "hex", "4": "gomoku"}.get(number)
+    if name is None:
+        raise ValueError(f"GM[{number}] is not a game hexjax reads (GM[11] Hex, GM[4] Gomoku)")
+    if size is None or not re.fullmatch(r"[0-9]+", size):
+        raise ValueError(f"the board size should be SZ[n], got {'no SZ' if size is None else size}")
+    if name == "hex":
+        return hexjax.make("hex", size=int(size), swap=swapped)
+    rule = (rule or "freestyle").lower()
+    return hexjax.make("gomoku", size=int(size), rule=rule)
+
+
+def _action(game: Game, value: str) -> int:
+    n = game.size
+    if game.name == "hex":
+        if value in _SWAP_WORDS:
+            return n * n
+        if re.fullmatch(r"[a-z]{2}", value):  # LittleGolem's column, row letters
+            value = f"{value[0]}{_LETTERS.index(value[1]) + 1}"
+        return game.string_to_action(value)
+    if not re.fullmatch(r"[a-z]{2}", value):
+        raise ValueError("not a point like 'hh' (column, then row from the top)")
+    col, row = _LETTERS.index(value[0]), _LETTERS.index(value[1])
+    if col >= n or row >= n:
+        raise ValueError(f"off the {n}x{n} board")
+    return row * n + col
+
+
+def _node_text(node: dict[str, list[str]]) -> str:
+    return "".join(f"{k}" + "".join(f"[{v[:20]}]" for v in vs) for k, vs in node.items())[:60]
