@@ -108,7 +108,7 @@ def test_new_game_json_and_get(client):
     game = new_game(client, human=0, simulations=3)
     assert len(game["id"]) >= 16
     assert game["game"] == "hex" and game["size"] == 5 and game["label"] == "hex 5x5"
-    assert game["human"] == 0 and game["simulations"] == 3
+    assert game["human"] == 0 and game["simulations"] == 2  # rounded down to a power of two
     assert game["board"] == [[0] * 5 for _ in range(5)]
     assert game["to_play"] == 0 and not game["ai_to_move"]
     assert game["legal"] == list(range(25))
@@ -122,6 +122,13 @@ def test_new_game_json_and_get(client):
     response = client.post("/api/games", json={"game": "gomoku"})
     assert response.status_code == 201
     assert (response.json()["size"], response.json()["rule"]) == (9, "renju")
+
+
+def test_any_simulation_counts_compile_a_bounded_set_of_searches(client, agents):
+    """Clients asking 1..40 and 4096 simulations get powers of two: 7 counts, not 41."""
+    asked = [*range(1, 41), MAX_SIMULATIONS]
+    counts = {new_game(client, human=1, simulations=n)["simulations"] for n in asked}
+    assert counts == {1, 2, 4, 8, 16, 32, MAX_SIMULATIONS}
 
 
 def test_human_move_then_ai_reply(client):

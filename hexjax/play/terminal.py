@@ -17,6 +17,7 @@ import time
 from typing import TextIO
 
 from hexjax.alphazero.search import PLAY_SIMULATIONS
+from hexjax.games._base import shown
 from hexjax.play.agent import MAX_SIMULATIONS, Agent, AgentMove, simulation_count
 from hexjax.play.match import Match, MoveError
 
@@ -224,13 +225,12 @@ class TerminalGame:
             self.say(f"took back {taken} move{'s' * (taken > 1)}")
 
     def _set_simulations(self, text: str) -> None:
-        shown = text.strip()[:20] + ("..." if len(text.strip()) > 20 else "")
         try:
             value = int(text)
             if value < 1:
                 raise ValueError
         except ValueError:
-            self.say(f"sims takes a positive whole number, got {shown!r}")
+            self.say(f"sims takes a positive whole number, got {shown(text.strip())}")
             return
         self.simulations = simulation_count(value)
         note = ""

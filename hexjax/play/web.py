@@ -6,6 +6,8 @@
                                  defaults and the simulation limit
   POST /api/games                {game, size, rule, swap, human, simulations, moves} -> 201, a game
                                  (fields left out take the first model that fits those given;
+                                 `simulations` is rounded down to a power of two, so clients
+                                 asking for any counts compile at most a dozen searches;
                                  `human` is the colour the person plays, 0 Black or 1 White, or
                                  null: the AI plays both sides, a game to watch or replay;
                                  `moves` an optional opening, played before the game is handed
@@ -58,11 +60,10 @@ from hexjax.evaluation import sgf
 from hexjax.games import GameConfig, available_games
 from hexjax.games.gomoku import RULES
 from hexjax.play import models
-from hexjax.play.agent import Agent, AgentMove, Agents
+from hexjax.play.agent import MAX_SIMULATIONS, Agent, AgentMove, Agents, simulation_count
 from hexjax.play.match import Match, MoveError
 
 STATIC_DIR = pathlib.Path(__file__).parent / "static"
-MAX_SIMULATIONS = 4096
 GAME_ORDER = ("hex", "gomoku", "othello")  # the page lists the games so; the first is its default
 
 
@@ -79,6 +80,7 @@ def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
     """The web app: the page and the API over `agents`; `simulations` is the default strength."""
     if not 1 <= simulations <= MAX_SIMULATIONS:
         raise ValueError(f"simulations must be between 1 and {MAX_SIMULATIONS}, got {simulations}")
+    simulations = simulation_count(simulations)
     games = _Games(max_games)
     playable = _playable(agents)
 
@@ -93,7 +95,8 @@ def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
         _check_fields(body, {"game", "size", "rule", "swap", "human", "simulations", "moves"})
         variant = _choose_variant(body, playable)
         human = None if body.get("human", 0) is None else _ranged(body, "human", 0, 0, 1)
-        strength = _ranged(body, "simulations", simulations, 1, MAX_SIMULATIONS)
+        # Rounded down to a power of two: a bounded set of compiled searches, whatever is asked.
+        strength = simulation_count(_ranged(body, "simulations", simulations, 1, MAX_SIMULATIONS))
         opening = body.get("moves", [])
         if not isinstance(opening, list | str):
             raise ApiError(
