@@ -11,7 +11,13 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-BENCHMARKS = {"bench.py", "selfplay_bench.py", "rollout_mcts_bench.py", "sgd_loop_bench.py"}
+BENCHMARKS = {
+    "bench.py",
+    "selfplay_bench.py",
+    "rollout_mcts_bench.py",
+    "sgd_loop_bench.py",
+    "engine_time.py",
+}  # measurements, full scripts
 
 
 def _console_scripts() -> dict[str, str]:

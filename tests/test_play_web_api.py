@@ -6,8 +6,16 @@ Only the Hex 5x5 agent searches (2 simulations, compiled once); the other games'
 set up with an opening.
 """
 
+import contextlib
+import json
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 
 import numpy as np
 import pytest
@@ -577,3 +585,46 @@ def test_sgf_download(client):
     refused(client.get(f"/api/games/{othello['id']}/sgf"), 404, "no SGF", "othello")
     refused(client.get("/api/games/nope/sgf"), 404, "no game")
     refused(client.post(f"/api/games/{game['id']}/sgf"), 405, "Method Not Allowed")
+
+
+def test_ctrl_c_ends_a_search_in_flight(agents, tmp_path):
+    """The server started as a user does, a 4096-simulation AI move asked for, then Ctrl-C
+    (SIGINT): the request in flight gets 503 at once instead of its move when the search is
+    done, and the server exits cleanly."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = [sys.executable, "-m", "hexjax.commands.play", "--web", "--port", str(port),
+            "--model-dir", str(agents.model_dir), "--simulations", "4096"]  # fmt: skip
+    url = f"http://127.0.0.1:{port}/api/games"
+
+    def post(address: str, body: dict) -> tuple[int, dict]:
+        request = urllib.request.Request(address, json.dumps(body).encode(), method="POST",
+                                         headers={"Content-Type": "application/json"})  # fmt: skip
+        try:
+            with urllib.request.urlopen(request, timeout=600) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    server = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "play at" in server.stdout.readline()  # printed before it listens: wait
+        for _ in range(3000):
+            with contextlib.suppress(urllib.error.URLError):
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/options", timeout=10)
+                break
+            time.sleep(0.1)
+        status, game = post(url, {"game": "gomoku", "size": 9, "human": 1})
+        assert status == 201 and game["ai_to_move"] and game["simulations"] == 4096
+        answers = []
+        asking = threading.Thread(target=lambda: answers.append(post(f"{url}/{game['id']}/ai", {})))
+        asking.start()
+        time.sleep(2)  # the search (or its compile) is under way: it takes far longer
+        server.send_signal(signal.SIGINT)
+        asking.join(timeout=600)
+        _, err = server.communicate(timeout=120)
+    finally:
+        server.kill()  # never left running, whatever failed
+    assert answers == [(503, {"error": "the server is stopping"})], err
+    assert server.returncode == 0, err

@@ -46,6 +46,10 @@ def simulation_count(requested: int) -> int:
     return 1 << (min(int(requested), MAX_SIMULATIONS).bit_length() - 1)
 
 
+class SearchStopped(RuntimeError):
+    """A search ended early by `Agent.stop_searches` (a server shutting down)."""
+
+
 class _Cancelled(Exception):
     """Raised inside a search's host callback to stop it."""
 
@@ -98,6 +102,7 @@ class Agent:
         self._compile_lock = threading.Lock()
         self._count_locks: dict[int, threading.Lock] = {}
         self._running: dict[int, _Running] = {}  # searches in flight, by ticket
+        self._stopping = False  # stop_searches was called: every search ends at once
         self._tickets = itertools.count()
 
     @classmethod
@@ -143,6 +148,8 @@ class Agent:
         search = self.prepare(count)
         ticket = next(self._tickets)
         running = self._running[ticket] = _Running()
+        if self._stopping:
+            running.cancelled.set()
         outcome, finished = {}, threading.Event()
 
         def work():
@@ -169,10 +176,19 @@ class Agent:
         finally:
             del self._running[ticket]
         if "error" in outcome:
+            if running.cancelled.is_set():
+                raise SearchStopped("the search was stopped") from outcome["error"]
             raise outcome["error"]
         action, policy, value = outcome["result"]
         policy = np.asarray(policy[0], dtype=np.float32)
         return AgentMove(int(action[0]), policy, float(value[0]), count)
+
+    def stop_searches(self) -> None:
+        """End the searches in flight within a simulation, and every later one at once (they
+        raise SearchStopped): for a server that is shutting down."""
+        self._stopping = True
+        for running in list(self._running.values()):
+            running.cancelled.set()
 
     def prepare(self, simulations: int):
         """The compiled search for `simulations` (rounded down to a power of two), compiled now
@@ -245,6 +261,13 @@ class Agents:
             if key not in self._agents:
                 self._agents[key] = Agent.load(*key, model_dir=self.model_dir)
             return self._agents[key]
+
+    def stop_searches(self) -> None:
+        """`Agent.stop_searches` for every agent loaded."""
+        with self._lock:
+            loaded = [self.only] if self.only is not None else list(self._agents.values())
+        for agent in loaded:
+            agent.stop_searches()
 
     def available(self) -> list[models.ModelInfo]:
         """The models this collection can serve (none listed for a single agent)."""

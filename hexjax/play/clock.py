@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import atexit
 import collections
+import sys
 import threading
 import time
 import weakref
 
 from hexjax.games import State
 from hexjax.play.agent import Agent, AgentMove, simulation_count
+from hexjax.play.match import Match
 
 SAFETY = 0.5  # the part of a move's budget the search may use (host work, jitter, contention)
 MOVES_AHEAD = 20  # a main time is shared among this many more moves
@@ -58,9 +60,11 @@ class SearchClock:
         _CLOCKS.add(self)
 
     def prepare(self, agent: Agent) -> None:
-        """Compile and time the smallest count now; the others in the background (those of a
+        """Compile and time the smallest count now, and play its move once (a move's first
+        `Match.play` compiles the game's step); the others in the background (those of a
         previously prepared agent stop)."""
-        self._timed(agent, agent.game.new_state(), self.counts[0])
+        reply = self._timed(agent, agent.game.new_state(), self.counts[0])
+        Match(agent.game).play(reply.action)
         self.stop()
         if all(agent.is_prepared(count) for count in self.counts):
             return
@@ -120,9 +124,18 @@ class SearchClock:
     def _compile_rest(self, agent: Agent, stop: threading.Event) -> None:
         start = agent.game.new_state()
         for count in self.counts[1:]:
-            if stop.is_set():
-                return
-            agent.prepare(count)
+            for attempt in range(2):
+                if stop.is_set():
+                    return
+                try:
+                    agent.prepare(count)
+                    break
+                except Exception as error:  # JAX tracing the same game in two threads can race
+                    if attempt:
+                        reason = f"{type(error).__name__}: {str(error)[:200]}"
+                        print(f"hexjax: no {count}-simulation search ({reason}); moves use "
+                              "the others", file=sys.stderr)  # fmt: skip
+                        return
             if self.predicted(agent, count) <= MEASURE_LIMIT_S:
                 self._timed(agent, start, count)
 

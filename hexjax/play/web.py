@@ -27,7 +27,7 @@ coordinates, a bad opening, a bad or unknown query parameter), 404 an unknown ga
 game with no model, or an SGF of a game SGF does not cover, 405 a wrong method, 409 a move the
 position refuses (occupied, forbidden, illegal, wrong turn, game over, nothing to undo, a move
 in a game the AI plays alone), 413 a body over `max_body` bytes, 415 a body that is not
-application/json.
+application/json, 503 a search cut short because the server is stopping (Ctrl-C).
 A refused request leaves the game as it was.
 
 The AI moves only when asked (POST .../ai): a new game whose AI plays Black waits for the page to
@@ -40,6 +40,7 @@ the event loop go on while one game searches.
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import pathlib
 import secrets
@@ -60,7 +61,14 @@ from hexjax.evaluation import sgf
 from hexjax.games import GameConfig, available_games
 from hexjax.games.gomoku import RULES
 from hexjax.play import models
-from hexjax.play.agent import MAX_SIMULATIONS, Agent, AgentMove, Agents, simulation_count
+from hexjax.play.agent import (
+    MAX_SIMULATIONS,
+    Agent,
+    AgentMove,
+    Agents,
+    SearchStopped,
+    simulation_count,
+)
 from hexjax.play.match import Match, MoveError
 
 STATIC_DIR = pathlib.Path(__file__).parent / "static"
@@ -167,7 +175,15 @@ def serve(host: str = "127.0.0.1", port: int = 8000, checkpoint=None, model: str
     agents = Agents(checkpoint=checkpoint, model=model, model_dir=model_dir)
     app = create_app(agents, simulations=simulations)
     print(f"hexjax: play at http://{host}:{port}/ (Ctrl-C to stop)", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame):
+            # uvicorn waits for requests in flight: end their searches now, not when done.
+            agents.stop_searches()
+            super().handle_exit(sig, frame)
+
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises Ctrl-C again once stopped
+        Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
 
 
 # --- games in play ------------------------------------------------------------------------
@@ -258,7 +274,10 @@ class _WebGame:
         page asks for the analysis again when a toggle is switched on)."""
         position = tuple(self.match.actions)
         if self._last_search is None or self._last_search[0] != position:
-            result = self.agent.move(self.match.state, self.simulations)
+            try:
+                result = self.agent.move(self.match.state, self.simulations)
+            except SearchStopped:
+                raise ApiError(503, "the server is stopping") from None
             self._last_search = (position, result)
         return self._last_search[1]
 

@@ -1,0 +1,84 @@
+"""Does the Gomocup brain answer within its time limit? A measurement over the real protocol.
+
+Starts `python -m hexjax.play.gomocup` as a tournament manager does, sends START, the INFO time
+limits and BEGIN, then answers each of the brain's moves with a random empty point (TURN) for
+`--moves` moves, timing every answer from the command written to the line read. Prints, per
+session, the START time, the median and slowest move and how many went over the limit.
+
+    python experiments/engine_time.py                    # the two sessions of docs/play.md
+    python experiments/engine_time.py --sessions 1000:64 --moves 20 --size 9
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+
+def session(timeout_ms: int, simulations: int, moves: int, size: int, seed: int) -> dict:
+    argv = [sys.executable, "-m", "hexjax.play.gomocup", "--simulations", str(simulations)]
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    rng = random.Random(seed)
+    empty = {(x, y) for x in range(size) for y in range(size)}
+
+    def ask(command: str) -> tuple[str, float]:
+        started = time.monotonic()
+        process.stdin.write(command + "\r\n")
+        process.stdin.flush()
+        answer = process.stdout.readline().strip()
+        return answer, time.monotonic() - started
+
+    try:
+        answer, start_s = ask(f"START {size}")
+        if answer != "OK":
+            raise SystemExit(f"START {size} answered {answer!r}")
+        process.stdin.write(f"INFO timeout_turn {timeout_ms}\r\nINFO rule 0\r\n")
+        command, seconds = "BEGIN", []
+        for _ in range(moves):
+            answer, took = ask(command)
+            if "," not in answer:  # ERROR: the game is over (a five) or a bug
+                break
+            seconds.append(took)
+            empty.discard(tuple(map(int, answer.split(","))))
+            theirs = rng.choice(sorted(empty))
+            empty.discard(theirs)
+            command = f"TURN {theirs[0]},{theirs[1]}"
+        ask("END")
+    finally:
+        process.kill()
+    limit = timeout_ms / 1000
+    return {
+        "session": f"timeout_turn {timeout_ms}, --simulations {simulations}",
+        "start_s": start_s,
+        "moves": len(seconds),
+        "median_s": statistics.median(seconds),
+        "max_s": max(seconds),
+        "over": sum(s > limit for s in seconds),
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", nargs="+", default=["1000:64", "500:4096"],
+                        help="TIMEOUT_MS:SIMULATIONS for each session")  # fmt: skip
+    parser.add_argument("--moves", type=int, default=20)
+    parser.add_argument("--size", type=int, default=9, help="a board with a shipped model")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    print("| session | START | moves | median move | slowest move | over the limit |")
+    print("|---|---|---|---|---|---|")
+    for spec in args.sessions:
+        timeout_ms, simulations = map(int, spec.split(":"))
+        row = session(timeout_ms, simulations, args.moves, args.size, args.seed)
+        cells = [row["session"], f"{row['start_s']:.1f} s", row["moves"],
+                 f"{row['median_s']:.3f} s", f"{row['max_s']:.3f} s", row["over"]]  # fmt: skip
+        print("| " + " | ".join(map(str, cells)) + " |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
