@@ -220,14 +220,26 @@ def _play_cli():
         (["--web", "--game", "othello"], "--game applies to the terminal game; the web page"),
         (["--web", "--colour", "white"], "--colour applies to the terminal game"),
         (["--port", "9000"], "--port applies to --web only"),
-        (["--model", "hex7", "--board", "9"], "--board does not apply with --model: it plays"),
-        (["--checkpoint", "runs/x", "--game", "hex"], "--game does not apply with --checkpoint"),
     ],
 )
 def test_the_play_command_refuses_flags_that_would_be_ignored(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         _play_cli().parse(argv)
     assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--board", "9"], "--board 9 does not match the shipped model hex7: it plays hex 7x7"),
+        (["--game", "othello"], "--game othello does not match the shipped model hex7"),
+        (["--rule", "renju"], "--rule applies to gomoku only (the game is hex)"),
+        (["--swap"], "--swap does not match the shipped model hex7: it plays hex 7x7"),
+    ],
+)
+def test_game_flags_with_a_model_must_name_its_game(argv, message, capsys):
+    assert _play_cli().main(["--model", "hex7", *argv]) == 2
     assert message in capsys.readouterr().err
 
 

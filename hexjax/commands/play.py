@@ -39,6 +39,7 @@ def parse(argv=None) -> argparse.Namespace:
     parser.add_argument("--port", type=positive_int, help="with --web (default 8000)")
     args = parser.parse_args(argv)
     _check_flags(parser, args)
+    args.game_flags = {name: getattr(args, name) for name in _given(args, _GAME_FLAGS)}
     args.game = args.game or "hex"
     args.board = args.board or DEFAULT_SIZES[args.game]
     args.rule = args.rule or "freestyle"
@@ -64,14 +65,27 @@ def _check_flags(parser, args) -> None:
         for name in _given(args, ("host", "port")):
             parser.error(f"{_flag(name)} applies to --web only")
     if args.checkpoint is not None or args.model is not None:
-        source = "--checkpoint" if args.checkpoint is not None else "--model"
-        for name in _given(args, _GAME_FLAGS):
-            parser.error(f"{_flag(name)} does not apply with {source}: it plays its own game")
+        return  # the agent plays its own game: checked against it once loaded
     given = {_flag(name): _GAME_FLAGS[name] for name in _given(args, ("rule", "swap"))}
     try:
         check_options(args.game or "hex", given)
     except ValueError as error:
         parser.error(str(error))
+
+
+def _check_agent_game(given: dict, agent: Agent) -> None:
+    """The game flags given with --checkpoint or --model must name the game the agent plays."""
+    game = agent.config.game
+    check_options(game.name, {_flag(name): _GAME_FLAGS[name] for name in given})
+    plays = game.canonical()
+    values = {"game": plays.name, "board": plays.size, "rule": plays.rule, "swap": plays.swap}
+    for name, value in given.items():
+        if value != values[name]:
+            shown = "" if isinstance(value, bool) else f" {value}"
+            raise ValueError(
+                f"{_flag(name)}{shown} does not match the {agent.source}: it plays "
+                f"{models.describe(game)}"
+            )
 
 
 def main(argv=None) -> int:
@@ -87,6 +101,8 @@ def main(argv=None) -> int:
         agent = Agent.load(args.game, args.board, args.rule, bool(args.swap),
                            checkpoint=args.checkpoint, model=args.model,
                            model_dir=args.model_dir)  # fmt: skip
+        if args.checkpoint is not None or args.model is not None:
+            _check_agent_game(args.game_flags, agent)
     except (models.ModelError, CheckpointError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
