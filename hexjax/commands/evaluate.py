@@ -35,6 +35,7 @@ from hexjax.evaluation import arena, elo, hex_solver, players, plots, puzzles, t
 from hexjax.games import applies_only
 from hexjax.training import restore
 from hexjax.training.checkpoint import CheckpointError
+from hexjax.training.progress import ProgressLine
 from hexjax.training.restore import TrainedAgent
 
 FIRST_MOVES = "first-moves"  # --openings: every legal first move
@@ -239,25 +240,21 @@ def _settings(args, game) -> dict:
 def _matches(args, latest: TrainedAgent, steps, opponents, openings, mesh) -> dict:
     """The agent (each kept checkpoint with --all-steps) against every opponent."""
     game = latest.game
-
-    def match(params, opponent_params, key, opponent):
-        return arena.arena_games(
+    matches = {
+        spec: arena.arena_in_chunks(
             game,
-            latest.make_player(params),
-            opponent.make_player(opponent_params),
-            key,
+            latest.make_player,
+            opponent.make_player,
             args.games,
             args.opening_plies,
             openings=openings,
             mesh=mesh,
         )
-
-    matches = {
-        spec: jax.jit(lambda p, q, k, o=opponent: match(p, q, k, o))
         for spec, opponent in opponents.items()
     }
     header = f"{'opponent':<34} {'games':>5} {'W':>4} {'D':>4} {'L':>4} {'score':>7}"
     print(f"{header}  95% interval   Black   White  secs")
+    progress = ProgressLine(every=5.0)
     evaluations = []
     for step in steps:
         agent = _at_step(args, latest, steps, step)
@@ -265,12 +262,18 @@ def _matches(args, latest: TrainedAgent, steps, opponents, openings, mesh) -> di
         results = {}
         for spec, play in matches.items():
             key, match_key = jax.random.split(key)
+            label = spec if not args.all_steps else f"{spec} @ {agent.minutes:.1f} min"
             start = time.monotonic()
-            games = play(agent.params, opponents[spec].params, match_key)
+
+            def report(finished, total, label=label, start=start):
+                seconds = time.monotonic() - start
+                progress.update(f"{label}: {finished}/{total} games over, {seconds:.0f} s")
+
+            games = play(agent.params, opponents[spec].params, match_key, report)
+            progress.close(clear=True)
             summary = arena.summarize(np.asarray(games.scores))
             summary["seconds"] = round(time.monotonic() - start, 1)
             results[spec] = summary
-            label = spec if not args.all_steps else f"{spec} @ {agent.minutes:.1f} min"
             _print_row(label, summary)
             if args.records:
                 name = f"{_file_name(spec)}" + (f"@{step}" if args.all_steps else "")
