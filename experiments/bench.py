@@ -223,11 +223,16 @@ def interleaved_rates(runs, repeats: int, units: float) -> dict[str, list[float]
     return rates
 
 
-def ratio_rows(label: str, batch: int, rates: dict, reference: str, unit: str) -> list[dict]:
+def ratio_rows(
+    label: str, batch: int, rates: dict, reference: str, unit: str, peers=None
+) -> list[dict]:
     """One row per engine: its median rate and, for every engine but `reference`, the median
-    per-repeat ratio of its rate to the reference's (column "÷ reference")."""
+    per-repeat ratio of its rate to the reference's (column "÷ reference"). With `peers`
+    ({engine: its reference}), only those engines get a ratio, each to its own."""
     rows = []
     for name in rates:
+        if peers is not None:
+            reference = peers.get(name, name)
         row = {
             "game": label,
             "engine": name,
@@ -255,7 +260,8 @@ def bench_selfplay(args) -> list[dict]:
     runs = [(name, functools.partial(run, params)) for name, run, params in runs]
     rates = interleaved_rates(runs, args.repeats, batch * plies)
     label = f"hex 11x11 self-play, {args.selfplay_simulations} simulations"
-    return ratio_rows(label, batch, rates, "pgx+mctx", "positions/s")
+    peers = selfplay_bench.peers(rates)
+    return ratio_rows(label, batch, rates, selfplay_bench.PEER, "positions/s", peers)
 
 
 def bench_sgd_loop(args) -> list[dict]:
@@ -292,6 +298,8 @@ def table(rows: list[dict]) -> str:
         ]
         for row in rows:
             ratio = f"{row['hexjax_ratio']:.2f}x" if "hexjax_ratio" in row else ""
+            if ratio and row["reference"] != rows[0]["reference"]:
+                ratio += f" (÷ {row['reference']})"
             lines.append(
                 f"| {row['game']} | {row['engine']} | {row['batch']} | "
                 f"{row['moves_per_s']:,.1f} | {ratio} |"

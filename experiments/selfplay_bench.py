@@ -10,8 +10,9 @@ runs `hexjax.selfplay.play`, which also records every position and policy target
 records nothing, which favours it). Rates are positions (plies of one game) per second.
 
 With `--cpu-devices N` (bench.py) the CPU is split into N XLA devices, as the trainer does by
-default, and a third engine runs hexjax's self-play with the games shared out among them; the
-other two stay on the first device, as a plain script would.
+default, and both sides also run with the games shared out among them: hexjax with the
+trainer's sharding, pgx + mctx with `jax.pmap` over the devices as pgx's AlphaZero example
+does. Each is compared with its like: one device with one, N with N.
 """
 
 from __future__ import annotations
@@ -47,7 +48,18 @@ def hexjax_selfplay(game, net, config: SearchConfig, batch: int, plies: int, mes
     )
 
 
-def pgx_selfplay(env, net, config: SearchConfig, batch: int, plies: int):
+def pgx_selfplay(env, net, config: SearchConfig, batch: int, plies: int, devices=None):
+    """The peer's loop; with `devices`, `jax.pmap` over them, batch / len(devices) games
+    each, as pgx's AlphaZero example spreads its self-play."""
+    if devices is not None:
+        count = len(devices)
+        one = _pgx_run(env, net, config, batch // count, plies)
+        spread = jax.pmap(one, in_axes=(None, 0), devices=devices)
+        return lambda params, key: spread(params, jax.random.split(key, count)).sum()
+    return jax.jit(_pgx_run(env, net, config, batch, plies))
+
+
+def _pgx_run(env, net, config: SearchConfig, batch: int, plies: int):
     def recurrent_fn(params, key, action, state):
         del key
         mover = state.current_player
@@ -92,11 +104,19 @@ def pgx_selfplay(env, net, config: SearchConfig, batch: int, plies: int):
         state, kept = jax.lax.scan(ply, state, jax.random.split(play_key, plies))
         return kept.sum() + state.current_player.sum()
 
-    return jax.jit(run)
+    return run
+
+
+PEER = "pgx+mctx"
+
+
+def peers(names) -> dict[str, str]:
+    """Each hexjax engine's like-for-like peer: the pgx + mctx engine on as many devices."""
+    return {name: name.replace("hexjax", PEER) for name in names if name.startswith("hexjax")}
 
 
 def engines(batch: int, simulations: int, plies: int, channels: int = 32, blocks: int = 2):
-    """[(name, run, params)]: the two self-play loops, compiled, with their parameters."""
+    """[(name, run, params)]: the self-play loops, compiled, with their parameters."""
     import pgx
 
     config = SearchConfig(num_simulations=simulations, max_considered_actions=16)
@@ -107,13 +127,17 @@ def engines(batch: int, simulations: int, plies: int, channels: int = 32, blocks
     net = network_lib.make_network(shape, game.num_actions)
     ours = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
     theirs = network_lib.init_params(net, jax.random.key(0), env.observation_shape)
-    result = [("hexjax", hexjax_selfplay(game, net, config, batch, plies), ours)]
+    result = [
+        ("hexjax", hexjax_selfplay(game, net, config, batch, plies), ours),
+        (PEER, pgx_selfplay(env, net, config, batch, plies), theirs),
+    ]
     cpus = jax.devices("cpu")
     if len(cpus) > 1 and jax.default_backend() == "cpu":
         mesh = sharding.batch_mesh(cpus)
-        name = f"hexjax, {len(cpus)} CPU devices"
-        result.append((name, hexjax_selfplay(game, net, config, batch, plies, mesh), ours))
-    result.append(("pgx+mctx", pgx_selfplay(env, net, config, batch, plies), theirs))
+        ours_spread = hexjax_selfplay(game, net, config, batch, plies, mesh)
+        theirs_spread = pgx_selfplay(env, net, config, batch, plies, cpus)
+        result.append((f"hexjax, {len(cpus)} CPU devices", ours_spread, ours))
+        result.append((f"{PEER}, {len(cpus)} CPU devices", theirs_spread, theirs))
     for _, run, params in result:
         jax.block_until_ready(run(params, jax.random.key(0)))  # compile and warm up
     return result

@@ -59,6 +59,15 @@ def test_bad_flags_get_a_message_and_exit_code_2(trainer, argv, message, capsys,
     assert not (tmp_path / "checkpoints").exists()
 
 
+@pytest.mark.parametrize("trainer", [algorithms.DQN, algorithms.PPO], ids=["dqn", "ppo"])
+def test_a_flag_the_game_does_not_take_is_refused(trainer, capsys, tmp_path):
+    argv = ["--game", "othello", "--board", "6", "--rule", "renju", "--workdir", str(tmp_path)]
+    with pytest.raises(SystemExit) as exit_info:
+        train_command.parse(argv, trainer)
+    assert exit_info.value.code == 2
+    assert "--rule applies to gomoku only (the game is othello)" in capsys.readouterr().err
+
+
 def final_state(trainer, workdir):
     _, config, state, meta = restore.restore_trained(workdir)
     key = Checkpointer(pathlib.Path(workdir) / "checkpoints").restore(state, jax.random.key(0)).key
@@ -106,6 +115,12 @@ def test_a_dqn_run_logs_and_evaluates_like_alphazero(dqn_run, capsys):
     results = json.loads(out.read_text())["results"]
     assert results["random"]["games"] == results["mcts:4"]["games"] == 4
     assert (dqn_run / "plots" / "first_move.png").stat().st_size > 1000
+
+
+def test_simulations_are_refused_for_an_agent_that_does_not_search(dqn_run, capsys):
+    argv = ["--checkpoint", str(dqn_run), "--simulations", "8", "--games", "2"]
+    assert evaluate_command.main(argv) == 2
+    assert "--simulations applies to agents that search; this dqn run" in capsys.readouterr().err
 
 
 def test_another_algorithms_run_is_refused_with_its_name(dqn_run, capsys):

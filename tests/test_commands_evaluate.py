@@ -40,12 +40,15 @@ def test_every_checkpoint_against_each_opponent(tiny_run, capsys):
     assert (tiny_run / "plots" / "curve.png").stat().st_size > 0
 
 
-def test_one_step_writes_its_record(tiny_run):
+def test_one_step_writes_its_record_and_shows_progress_while_it_plays(tiny_run, capsys):
     out = tiny_run / "one.json"
     argv = ["--checkpoint", str(tiny_run), "--step", "2", "--games", "2", "--out", str(out)]
     assert evaluate_command.main(argv) == 0
     record = json.loads(out.read_text())
     assert record["step"] == 2 and record["results"]["random"]["games"] == 2
+    progress = [line for line in capsys.readouterr().err.splitlines() if "games over" in line]
+    assert progress and progress[-1].startswith("random: 2/2 games over")  # plain lines
+    assert not any("\r" in line for line in progress)
 
 
 @pytest.mark.parametrize(
@@ -59,7 +62,10 @@ def test_one_step_writes_its_record(tiny_run):
         (["--opponent", "checkpoint:/nonexistent"], "no checkpoint in /nonexistent"),
         (["--step", "2", "--elo"], "not both"),
         (["--elo", "--solver-accuracy"], "separate evaluations"),
-        (["--puzzles"], "the puzzles are Gomoku positions"),
+        (["--puzzles"], "--puzzles applies to gomoku only (the game is Hex(size=4"),
+        (["--puzzles", "--games", "4"], "--games applies to arena games, not to --puzzles"),
+        (["--puzzles", "--records"], "--records applies to arena games, not to --puzzles"),
+        (["--elo", "--records"], "--records applies to the matches against --opponent, not"),
         (["--position", "a1 a1"], "a1"),
         (["--openings", "/nonexistent/openings.txt"], "/nonexistent/openings.txt"),
         (["--sgf", "out", "--elo"], "--sgf writes the matches against --opponent"),
@@ -190,7 +196,8 @@ def test_a_corrupt_checkpoint_gets_one_line_and_the_newest_readable_plays(tmp_pa
               "--simulations", "2", "--out", str(tmp_path / "e.json")]  # fmt: skip
     fallback = subprocess.run(common, capture_output=True, text=True, timeout=600, check=False)
     assert fallback.returncode == 0, fallback.stderr[-2000:]
-    assert fallback.stderr.count("\n") == 1 and "step 2" in fallback.stderr, fallback.stderr
+    reports = [line for line in fallback.stderr.splitlines() if "games over" not in line]
+    assert len(reports) == 1 and "step 2" in reports[0], fallback.stderr  # and progress lines
     assert "using step 1" in fallback.stderr
     named = subprocess.run(
         [*common, "--step", "2"], capture_output=True, text=True, timeout=600, check=False

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from hexjax.commands import train as train_command
-from hexjax.training import loop, restore
+from hexjax.training import config_io, loop, restore
 
 SCRIPT = pathlib.Path(__file__).parents[1] / "experiments" / "train.py"
 
@@ -88,6 +88,41 @@ def test_flags_argparse_rejects(argv, message, capsys):
         load_cli().parse(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--rule", "renju"], "--rule applies to gomoku only (the game is hex)"),
+        (["--game", "gomoku", "--swap"], "--swap applies to hex only (the game is gomoku)"),
+        (["--game.name", "othello", "--game.rule", "standard"], "--game.rule applies to gomoku"),
+        (["--game", "othello", "--game.swap", "false"], "--game.swap applies to hex only"),
+    ],
+)
+def test_a_flag_the_game_does_not_take_is_refused(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        load_cli().parse(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_issues_othello_run_with_a_renju_rule_does_not_start(tmp_path):
+    argv = [sys.executable, str(SCRIPT), "--game", "othello", "--board", "6", "--rule", "renju",
+            "--preset", "tiny", "--iterations", "1", "--eval-every", "0", "--quiet",
+            "--workdir", str(tmp_path)]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2, done.stderr
+    assert "--rule applies to gomoku only (the game is othello)" in done.stderr
+    assert not (tmp_path / "checkpoints").exists()
+
+
+def test_a_resumed_run_is_checked_against_its_own_game(tmp_path):
+    gomoku, _, _ = load_cli().parse(["--game", "gomoku", "--workdir", str(tmp_path)])
+    (tmp_path / "config.json").write_text(json.dumps(config_io.to_dict(gomoku)))
+    resumed, _, _ = load_cli().parse(["--workdir", str(tmp_path), "--resume", "--rule", "renju"])
+    assert resumed.game.rule == "renju"  # parsed; the stored run's own config decides later
+    with pytest.raises(SystemExit):
+        load_cli().parse(["--workdir", str(tmp_path), "--resume", "--swap"])
 
 
 def test_a_tiny_run_writes_its_outputs(tmp_path, capsys):

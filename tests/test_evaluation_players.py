@@ -65,19 +65,49 @@ def test_rollout_mcts_takes_an_immediate_win():
     assert (np.asarray(action) == game.string_to_action("d1")).all()
 
 
-def test_summary_interval():
+def _wilson_by_quadratic(score, games, z=1.959964):
+    """The reference: the p with (score - p)^2 = z^2 p (1 - p) / games, the two roots."""
+    a = 1 + z * z / games
+    b = -(2 * score + z * z / games)
+    c = score * score
+    root = np.sqrt(b * b - 4 * a * c)
+    return (-b - root) / (2 * a), (-b + root) / (2 * a)
+
+
+@pytest.mark.parametrize(
+    ("scores", "low", "high"),
+    [
+        ([1] * 20, 0.8389, 1.0),  # 20/20: the normal approximation read [1, 1]
+        ([0] * 20, 0.0, 0.1611),
+        ([1] * 10 + [0] * 10, 0.2993, 0.7007),
+        ([0.5] * 20, 0.2993, 0.7007),  # draws count half
+    ],
+)
+def test_summary_interval_is_wilsons(scores, low, high):
+    summary = arena.summarize(scores)
+    assert (summary["low"], summary["high"]) == (
+        pytest.approx(low, abs=5e-5),
+        pytest.approx(high, abs=5e-5),
+    )
+    reference = _wilson_by_quadratic(summary["score"], len(scores))
+    assert (summary["low"], summary["high"]) == pytest.approx(reference, abs=1e-9)
+
+
+def test_summary_counts_and_colours():
     summary = arena.summarize([1, 1, 0, 0.5])
+    low, high = _wilson_by_quadratic(0.625, 4)
     assert summary == {
         "games": 4,
         "wins": 2,
         "draws": 1,
         "losses": 1,
         "score": 0.625,
-        "low": pytest.approx(max(0.0, 0.625 - 1.96 * np.std([1, 1, 0, 0.5], ddof=1) / 2)),
-        "high": 1.0,
+        "low": pytest.approx(low),
+        "high": pytest.approx(high),
         "as_black": 1.0,  # the first half of an arena's games
         "as_white": 0.25,
     }
+    assert 0 < low < 0.625 < high < 1
 
 
 def test_arena_records_replay_to_the_scores_and_openings_come_in_colour_pairs():
@@ -176,3 +206,24 @@ def test_positions_of_games_are_every_live_prefix():
     for board, player, state in zip(boards, np.asarray(states.current_player), expected,
                                     strict=True):  # fmt: skip
         assert (board == np.asarray(state.board)).all() and player == int(state.current_player)
+
+
+@pytest.mark.parametrize("openings", [None, "first-moves"])
+def test_the_arena_in_chunks_plays_the_same_games_as_in_one_call(openings):
+    game = hexjax.make("hex", size=4)
+    random, mcts = players.random_player(game), players.rollout_mcts_player(game, 8)
+    if openings is not None:
+        openings = arena.first_move_openings(game)
+    plies = 0 if openings is not None else 2
+    whole = jax.jit(
+        lambda key: arena.arena_games(game, random, mcts, key, 12, plies, openings=openings)
+    )(jax.random.key(3))
+    play = arena.arena_in_chunks(
+        game, lambda _: random, lambda _: mcts, 12, plies, openings=openings, plies_per_call=2
+    )
+    reports = []
+    chunked = play(None, None, jax.random.key(3), lambda *report: reports.append(report))
+    np.testing.assert_array_equal(chunked.scores, whole.scores)
+    np.testing.assert_array_equal(chunked.moves, whole.moves)
+    assert len(reports) > 2 and reports[-1] == (12, 12)
+    assert all(a[0] <= b[0] for a, b in zip(reports, reports[1:], strict=False))

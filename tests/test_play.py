@@ -306,6 +306,51 @@ def _play_cli():
     return play_command
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--game", "othello", "--rule", "renju"], "--rule applies to gomoku only (the game is ot"),
+        (["--rule", "renju"], "--rule applies to gomoku only (the game is hex)"),
+        (["--game", "gomoku", "--swap"], "--swap applies to hex only (the game is gomoku)"),
+        (["--web", "--game", "othello"], "--game applies to the terminal game; the web page"),
+        (["--web", "--colour", "white"], "--colour applies to the terminal game"),
+        (["--port", "9000"], "--port applies to --web only"),
+    ],
+)
+def test_the_play_command_refuses_flags_that_would_be_ignored(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        _play_cli().parse(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--board", "9"], "--board 9 does not match the shipped model hex7: it plays hex 7x7"),
+        (["--game", "othello"], "--game othello does not match the shipped model hex7"),
+        (["--rule", "renju"], "--rule applies to gomoku only (the game is hex)"),
+        (["--swap"], "--swap does not match the shipped model hex7: it plays hex 7x7"),
+    ],
+)
+def test_game_flags_with_a_model_must_name_its_game(argv, message, capsys):
+    assert _play_cli().main(["--model", "hex7", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_play_commands_defaults_when_no_flag_is_given():
+    args = _play_cli().parse([])
+    assert (args.game, args.board, args.rule, args.swap, args.colour) == (
+        "hex",
+        7,
+        "freestyle",
+        None,
+        "black",
+    )
+    assert (args.host, args.port) == ("127.0.0.1", 8000)
+    assert _play_cli().parse(["--game", "gomoku", "--rule", "renju"]).board == 9
+
+
 def test_the_play_command_reports_a_missing_model(capsys, model_dir):
     cli = _play_cli()
     assert cli.main(["--game", "hex", "--board", "9", "--model-dir", str(model_dir)]) == 2

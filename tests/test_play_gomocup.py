@@ -3,6 +3,8 @@ included), takebacks, time limits, errors that change nothing, and once over std
 
 import functools
 import io
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -321,3 +323,13 @@ def test_over_stdin_and_stdout(model_dir, tmp_path):
         process.stdin.write("END\r\n")
         process.stdin.flush()
         assert process.wait(timeout=60) == 0, (tmp_path / "stderr").read_text()
+
+
+def test_a_model_of_another_game_is_refused_at_start(tmp_path):
+    make_tiny_model(tmp_path, "hex5", "hex", 5)
+    argv = [sys.executable, "-m", "hexjax.play.gomocup", "--model", "hex5"]
+    done = subprocess.run(
+        [*argv, "--model-dir", str(tmp_path)], input="", capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 2
+    assert "the engine plays gomoku; this model hex5 plays hex 5x5" in done.stderr

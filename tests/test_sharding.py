@@ -53,6 +53,10 @@ def test_the_arena_splits_over_devices_and_alternates_colours_on_each(findings):
     assert message == "half the arena's games (6) must be a multiple of the device count (4)"
 
 
+def test_the_arena_in_chunks_plays_the_same_games_on_devices(findings):
+    assert findings["arena_chunks_equal"] and findings["arena_chunk_reports"] > 1
+
+
 def test_fitting_device_count():
     from hexjax import sharding
 

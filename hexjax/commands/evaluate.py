@@ -33,11 +33,16 @@ from hexjax import sharding
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.base import Entrant
 from hexjax.evaluation import arena, elo, hex_solver, players, plots, puzzles, sgf, tournament
+from hexjax.games import applies_only
 from hexjax.training import restore
 from hexjax.training.checkpoint import CheckpointError
+from hexjax.training.progress import ProgressLine
 from hexjax.training.restore import TrainedAgent
 
 FIRST_MOVES = "first-moves"  # --openings: every legal first move
+DEFAULT_GAMES = 200
+# The flags of the arena games, which the puzzles (fixed positions, no games) do not play.
+_ARENA_FLAGS = ("games", "opening_plies", "openings", "records")
 
 
 def _at_step(args, latest: TrainedAgent, steps, step) -> TrainedAgent:
@@ -55,8 +60,10 @@ def _parse(argv):
         "--all-steps", action="store_true", help="every kept checkpoint, and the curve"
     )
     parser.add_argument("--opponent", action="append", help="repeatable; default: random")
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--simulations", type=int, default=PLAY_SIMULATIONS)
+    parser.add_argument("--games", type=int, help=f"a match (default {DEFAULT_GAMES})")
+    parser.add_argument(
+        "--simulations", type=int, help=f"the agent's search (default {PLAY_SIMULATIONS})"
+    )
     parser.add_argument(
         "--opening-plies",
         type=int,
@@ -94,6 +101,10 @@ def _parse(argv):
         "(default: one per core, as many as divide half the games; 1: off)",
     )
     args = parser.parse_args(argv)
+    _check_mode_flags(args)
+    args.simulations_given = args.simulations is not None
+    args.games = DEFAULT_GAMES if args.games is None else args.games
+    args.simulations = PLAY_SIMULATIONS if args.simulations is None else args.simulations
     if args.games < 2 or args.games % 2:
         raise ValueError(f"--games must be even and at least 2, got {args.games}")
     if args.cpu_devices is not None and args.cpu_devices < 1:
@@ -109,6 +120,38 @@ def _parse(argv):
     if args.opening_plies < 0 or args.simulations < 1:
         raise ValueError("--opening-plies must not be negative and --simulations positive")
     return args
+
+
+def _check_mode_flags(args) -> None:
+    """Refuse flags the chosen evaluation would ignore."""
+    if args.puzzles:
+        for name in _ARENA_FLAGS:
+            if getattr(args, name) not in (None, False):
+                flag = "--" + name.replace("_", "-")
+                raise ValueError(f"{flag} applies to arena games, not to --puzzles")
+    if args.records and (args.elo or args.solver_accuracy):
+        mode = "--elo" if args.elo else "--solver-accuracy"
+        raise ValueError(f"--records applies to the matches against --opponent, not to {mode}")
+    if args.sgf and (args.elo or args.solver_accuracy or args.puzzles):
+        raise ValueError("--sgf writes the matches against --opponent, not other evaluations")
+
+
+def _check_game_flags(args, agent: TrainedAgent, specs) -> None:
+    """Refuse flags that the agent's game, or an agent without search, would ignore."""
+    game = agent.game
+    if args.solver_accuracy and (game.name != "hex" or game.size > hex_solver.MAX_SIZE):
+        size = hex_solver.MAX_SIZE
+        raise ValueError(applies_only("--solver-accuracy", [f"hex up to {size}x{size}"], game))
+    if args.puzzles and game.name != "gomoku":
+        raise ValueError(applies_only("--puzzles", ["gomoku"], game))
+    if args.sgf:
+        sgf.check_writable(game)
+    searching_opponent = any(spec.startswith("checkpoint:") for spec in specs)
+    if args.simulations_given and not agent.algorithm.searches and not searching_opponent:
+        raise ValueError(
+            f"--simulations applies to agents that search; this {agent.algorithm.name} run "
+            "plays its network's best move"
+        )
 
 
 def _print_row(label: str, summary: dict) -> None:
@@ -136,14 +179,7 @@ def main(argv=None) -> int:
         opponents = {spec: restore.opponent(spec, game, args.simulations) for spec in specs}
         openings = _openings(args, game)
         positions = [game.from_moves(moves) for moves in args.position]
-        if args.solver_accuracy and (game.name != "hex" or game.size > hex_solver.MAX_SIZE):
-            raise ValueError(f"the exact solver plays hex up to 7x7, not {game!r}")
-        if args.puzzles and game.name != "gomoku":
-            raise ValueError(f"the puzzles are Gomoku positions, not {game!r}")
-        if args.sgf and (args.elo or args.solver_accuracy or args.puzzles):
-            raise ValueError("--sgf writes the matches against --opponent, not other evaluations")
-        if args.sgf:
-            sgf.check_writable(game)
+        _check_game_flags(args, latest, specs)
         if args.puzzles and any(spec.startswith("checkpoint:") for spec in specs):
             raise ValueError("--puzzles takes baseline opponents only (random, greedy, mcts:N)")
     except (ValueError, CheckpointError, OSError) as error:
@@ -210,25 +246,21 @@ def _settings(args, game) -> dict:
 def _matches(args, latest: TrainedAgent, steps, opponents, openings, mesh) -> dict:
     """The agent (each kept checkpoint with --all-steps) against every opponent."""
     game = latest.game
-
-    def match(params, opponent_params, key, opponent):
-        return arena.arena_games(
+    matches = {
+        spec: arena.arena_in_chunks(
             game,
-            latest.make_player(params),
-            opponent.make_player(opponent_params),
-            key,
+            latest.make_player,
+            opponent.make_player,
             args.games,
             args.opening_plies,
             openings=openings,
             mesh=mesh,
         )
-
-    matches = {
-        spec: jax.jit(lambda p, q, k, o=opponent: match(p, q, k, o))
         for spec, opponent in opponents.items()
     }
     header = f"{'opponent':<34} {'games':>5} {'W':>4} {'D':>4} {'L':>4} {'score':>7}"
     print(f"{header}  95% interval   Black   White  secs")
+    progress = ProgressLine(every=5.0)
     evaluations = []
     for step in steps:
         agent = _at_step(args, latest, steps, step)
@@ -236,12 +268,18 @@ def _matches(args, latest: TrainedAgent, steps, opponents, openings, mesh) -> di
         results = {}
         for spec, play in matches.items():
             key, match_key = jax.random.split(key)
+            label = spec if not args.all_steps else f"{spec} @ {agent.minutes:.1f} min"
             start = time.monotonic()
-            games = play(agent.params, opponents[spec].params, match_key)
+
+            def report(finished, total, label=label, start=start):
+                seconds = time.monotonic() - start
+                progress.update(f"{label}: {finished}/{total} games over, {seconds:.0f} s")
+
+            games = play(agent.params, opponents[spec].params, match_key, report)
+            progress.close(clear=True)
             summary = arena.summarize(np.asarray(games.scores))
             summary["seconds"] = round(time.monotonic() - start, 1)
             results[spec] = summary
-            label = spec if not args.all_steps else f"{spec} @ {agent.minutes:.1f} min"
             _print_row(label, summary)
             if args.records:
                 name = f"{_file_name(spec)}" + (f"@{step}" if args.all_steps else "")

@@ -11,31 +11,81 @@ import argparse
 import sys
 
 from hexjax.alphazero.search import PLAY_SIMULATIONS
-from hexjax.games import DEFAULT_SIZES, available_games
+from hexjax.games import DEFAULT_SIZES, available_games, check_options
 from hexjax.games.gomoku import RULES
 from hexjax.play import models
 from hexjax.play.agent import Agent, add_agent_flags, positive_int
 from hexjax.play.terminal import TerminalGame
 from hexjax.training.checkpoint import CheckpointError
 
+# The flags that pick the terminal's game and side; the web page picks its own.
+_GAME_FLAGS = {"game": None, "board": None, "rule": "rule", "swap": "swap"}
+_TERMINAL_FLAGS = (*_GAME_FLAGS, "colour", "no_colour")
+
 
 def parse(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sizes = ", ".join(f"{size} for {name}" for name, size in DEFAULT_SIZES.items())
-    parser.add_argument("--game", choices=available_games(), default="hex")
+    parser.add_argument("--game", choices=available_games(), help="default: hex")
     parser.add_argument("--board", type=positive_int, help=f"board size (default {sizes})")
-    parser.add_argument("--rule", choices=RULES, default="freestyle")
-    parser.add_argument("--swap", action="store_true", help="Hex: the swap rule")
-    parser.add_argument("--colour", "--color", choices=("black", "white"), default="black",
-                        help="the side you play (Black moves first)")  # fmt: skip
+    parser.add_argument("--rule", choices=RULES, help="gomoku rule (default: freestyle)")
+    parser.add_argument("--swap", action="store_true", default=None, help="Hex: the swap rule")
+    parser.add_argument("--colour", "--color", choices=("black", "white"),
+                        help="the side you play (default: black, who moves first)")  # fmt: skip
     add_agent_flags(parser, simulations=PLAY_SIMULATIONS)
-    parser.add_argument("--no-colour", "--no-color", action="store_true")
+    parser.add_argument("--no-colour", "--no-color", action="store_true", default=None)
     parser.add_argument("--web", action="store_true", help="serve the web page instead")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=positive_int, default=8000)
+    parser.add_argument("--host", help="with --web (default 127.0.0.1)")
+    parser.add_argument("--port", type=positive_int, help="with --web (default 8000)")
     args = parser.parse_args(argv)
+    _check_flags(parser, args)
+    args.game_flags = {name: getattr(args, name) for name in _given(args, _GAME_FLAGS)}
+    args.game = args.game or "hex"
     args.board = args.board or DEFAULT_SIZES[args.game]
+    args.rule = args.rule or "freestyle"
+    args.colour = args.colour or "black"
+    args.host, args.port = args.host or "127.0.0.1", args.port or 8000
     return args
+
+
+def _given(args, names) -> list[str]:
+    return [name for name in names if getattr(args, name) is not None]
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _check_flags(parser, args) -> None:
+    """Refuse, as argparse refuses a bad flag, what the chosen game or front end would ignore."""
+    if args.web:
+        for name in _given(args, _TERMINAL_FLAGS):
+            parser.error(f"{_flag(name)} applies to the terminal game; the web page picks its own")
+    else:
+        for name in _given(args, ("host", "port")):
+            parser.error(f"{_flag(name)} applies to --web only")
+    if args.checkpoint is not None or args.model is not None:
+        return  # the agent plays its own game: checked against it once loaded
+    given = {_flag(name): _GAME_FLAGS[name] for name in _given(args, ("rule", "swap"))}
+    try:
+        check_options(args.game or "hex", given)
+    except ValueError as error:
+        parser.error(str(error))
+
+
+def _check_agent_game(given: dict, agent: Agent) -> None:
+    """The game flags given with --checkpoint or --model must name the game the agent plays."""
+    game = agent.config.game
+    check_options(game.name, {_flag(name): _GAME_FLAGS[name] for name in given})
+    plays = game.canonical()
+    values = {"game": plays.name, "board": plays.size, "rule": plays.rule, "swap": plays.swap}
+    for name, value in given.items():
+        if value != values[name]:
+            shown = "" if isinstance(value, bool) else f" {value}"
+            raise ValueError(
+                f"{_flag(name)}{shown} does not match the {agent.source}: it plays "
+                f"{models.describe(game)}"
+            )
 
 
 def main(argv=None) -> int:
@@ -48,8 +98,11 @@ def main(argv=None) -> int:
             web.serve(args.host, args.port, checkpoint=args.checkpoint, model=args.model,
                       model_dir=args.model_dir, simulations=args.simulations)  # fmt: skip
             return 0
-        agent = Agent.load(args.game, args.board, args.rule, args.swap, checkpoint=args.checkpoint,
-                           model=args.model, model_dir=args.model_dir)  # fmt: skip
+        agent = Agent.load(args.game, args.board, args.rule, bool(args.swap),
+                           checkpoint=args.checkpoint, model=args.model,
+                           model_dir=args.model_dir)  # fmt: skip
+        if args.checkpoint is not None or args.model is not None:
+            _check_agent_game(args.game_flags, agent)
     except (models.ModelError, CheckpointError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -15,7 +15,7 @@ import pathlib
 import sys
 
 from hexjax import sharding
-from hexjax.games import DEFAULT_SIZES, available_games
+from hexjax.games import DEFAULT_SIZES, available_games, check_options
 from hexjax.games.gomoku import RULES
 from hexjax.training import algorithms, config_io, loop
 from hexjax.training.checkpoint import CheckpointError
@@ -49,7 +49,7 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     parser.add_argument("--game", choices=available_games(), help="default: hex")
     parser.add_argument("--board", type=int, help=f"board size (default {sizes})")
     parser.add_argument("--rule", choices=RULES, help="gomoku rule")
-    parser.add_argument("--swap", action="store_true", help="hex: allow the swap move")
+    parser.add_argument("--swap", action="store_true", default=None, help="hex: the swap move")
     parser.add_argument("--preset", choices=sorted(trainer.presets), default="cpu")
     if trainer.searches:
         parser.add_argument("--simulations", type=int, help="search simulations per move")
@@ -105,10 +105,12 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     if args.game and args.board is None:
         overrides["game.size"] = DEFAULT_SIZES[args.game]
     config = config_io.replace(trainer.presets[args.preset], overrides)
+    workdir = args.workdir or f"runs/{config.game.name}{config.game.size}{suffix}"
+    stored = _stored_config(args, workdir, trainer)
+    _check_game_flags(parser, args, config if stored is None else stored)
     config.game.make()  # a bad game option fails here, with the game's own message
     if args.minutes is None and args.iterations is None:
         args.minutes = DEFAULT_MINUTES
-    workdir = args.workdir or f"runs/{config.game.name}{config.game.size}{suffix}"
     options = loop.RunOptions(
         minutes=args.minutes,
         iterations=args.iterations,
@@ -123,19 +125,37 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
         import jax
 
         jax.distributed.initialize()  # coordinator and process ids from the environment
-    else:
-        sized = config
-        stored = pathlib.Path(workdir, "config.json")
-        if args.resume and stored.is_file():  # a resumed run keeps its stored sizes
-            try:
-                sized = config_io.from_dict(config_type, json.loads(stored.read_text()))
-            except (ValueError, TypeError) as error:
-                raise ValueError(
-                    f"{workdir} holds a run that is not {trainer.name}'s ({error}); resume it "
-                    "with the trainer that started it"
-                ) from None
+    else:  # a resumed run keeps its stored sizes
+        sized = config if stored is None else stored
         sharding.use_cpu_cores(trainer.batch_sizes(sized), args.cpu_devices)
     return config, workdir, options
+
+
+def _stored_config(args, workdir, trainer: algorithms.Trainer):
+    """With --resume, the config the run in `workdir` was started with (None if it has none)."""
+    stored = pathlib.Path(workdir, "config.json")
+    if not (args.resume and stored.is_file()):
+        return None
+    try:
+        return config_io.from_dict(trainer.config_type, json.loads(stored.read_text()))
+    except (ValueError, TypeError) as error:
+        raise ValueError(
+            f"{workdir} holds a run that is not {trainer.name}'s ({error}); resume it "
+            "with the trainer that started it"
+        ) from None
+
+
+def _check_game_flags(parser, args, config) -> None:
+    """Refuse, as argparse refuses a bad flag, a game option the game does not take (`--rule`
+    on Othello): the game is the one the flags name, or a resumed run's own."""
+    flags = {"--rule": "rule", "--game.rule": "rule", "--swap": "swap", "--game.swap": "swap"}
+    given = {flag: option for flag, option in flags.items()
+             if getattr(args, flag.removeprefix("--")) is not None}  # fmt: skip
+    name = args.game or getattr(args, "game.name") or config.game.name
+    try:
+        check_options(name, given)
+    except ValueError as error:
+        parser.error(str(error))
 
 
 def main(

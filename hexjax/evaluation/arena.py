@@ -18,17 +18,19 @@ import jax.numpy as jnp
 import numpy as np
 
 from hexjax import sharding
-from hexjax.base import Player
-from hexjax.games import Game, random_legal_action
+from hexjax.base import Player, PlayerFactory
+from hexjax.games import Game, State, random_legal_action
 
 __all__ = [
     "ArenaGames",
     "arena",
     "arena_games",
+    "arena_in_chunks",
     "first_move_openings",
     "load_openings",
     "positions_of_games",
     "summarize",
+    "wilson_interval",
     "write_records",
 ]
 
@@ -71,57 +73,136 @@ def arena_games(
 
     With a `mesh` (`hexjax.sharding.batch_mesh`) of d devices, each device plays num_games / d
     of the games, all at once; the results keep the one-device layout (the first half is where
-    `first` was Black).
+    `first` was Black). `arena_in_chunks` plays the same games a few plies per call.
     """
+    openings, opened = _check(num_games, opening_plies, openings)
+    if mesh is not None and mesh.devices.size > 1:
+        arena = _sharded_start(game, key, num_games, opening_plies, openings, mesh)
+        arena = _sharded_advance(game, first, second, arena, opened, None, mesh)
+        return _sharded_finish(arena, num_games, mesh)
+    arena = _start(game, key, num_games, opening_plies, openings)
+    return _finish(_advance(game, first, second, arena, opened), num_games)
+
+
+def arena_in_chunks(
+    game: Game,
+    make_first: PlayerFactory,
+    make_second: PlayerFactory,
+    num_games: int,
+    opening_plies: int = 2,
+    openings=None,
+    mesh=None,
+    plies_per_call: int = 4,
+):
+    """The games of `arena_games` played `plies_per_call` plies per jitted call, so that the
+    host can report progress between calls: a function `play(first_params, second_params, key,
+    report=None) -> ArenaGames` that calls `report(finished_games, num_games)` after each
+    call. The same key plays the same games as `arena_games`: each call continues the games
+    where the last one stopped."""
+    openings, opened = _check(num_games, opening_plies, openings)
+    sharded = mesh is not None and mesh.devices.size > 1
+
+    def start(key):
+        if sharded:
+            return _sharded_start(game, key, num_games, opening_plies, openings, mesh)
+        return _start(game, key, num_games, opening_plies, openings)
+
+    def advance(first_params, second_params, arena):
+        first, second = make_first(first_params), make_second(second_params)
+        if sharded:
+            arena = _sharded_advance(game, first, second, arena, opened, plies_per_call, mesh)
+        else:
+            arena = _advance(game, first, second, arena, opened, plies_per_call)
+        return arena, arena.leading.terminated.sum() + arena.trailing.terminated.sum()
+
+    def finish(arena):
+        return _sharded_finish(arena, num_games, mesh) if sharded else _finish(arena, num_games)
+
+    start, advance, finish = jax.jit(start), jax.jit(advance), jax.jit(finish)
+
+    def play(first_params, second_params, key, report=None) -> ArenaGames:
+        arena, finished = start(key), 0
+        while finished < num_games:
+            arena, finished = advance(first_params, second_params, arena)
+            finished = int(finished)
+            if report is not None:
+                report(finished, num_games)
+        return finish(arena)
+
+    return play
+
+
+class _Arena(NamedTuple):
+    """Games under way, as the ply loop carries them: `first` is Black in `leading`, White in
+    `trailing` (with a mesh, every field gets a leading device axis)."""
+
+    ply: jax.Array  # int32: plies played after the openings
+    key: jax.Array  # the key of the next ply
+    leading: State  # [G/2] games
+    trailing: State  # [G/2] games
+    lead_moves: jax.Array  # int32[G/2, game.max_plies]
+    trail_moves: jax.Array  # int32[G/2, game.max_plies]
+
+
+def _check(num_games: int, opening_plies: int, openings):
+    """Validated openings (int32[M, L] or None) and the plies every opening takes."""
     if num_games % 2:
         raise ValueError(f"the arena needs an even number of games, got {num_games}")
-    if openings is not None:
-        openings = jnp.asarray(openings, jnp.int32)
-        if openings.ndim != 2 or openings.shape[0] < 1:
-            raise ValueError(f"openings must be int32[M, L] with M >= 1, got {openings.shape}")
+    if openings is None:
+        return None, opening_plies
+    openings = jnp.asarray(openings, jnp.int32)
+    if openings.ndim != 2 or openings.shape[0] < 1:
+        raise ValueError(f"openings must be int32[M, L] with M >= 1, got {openings.shape}")
+    return openings, opening_plies + openings.shape[1]
+
+
+def _start(game: Game, key, num_games: int, opening_plies: int, openings) -> _Arena:
+    """The games after their openings."""
     half = num_games // 2
-    if mesh is not None and mesh.devices.size > 1:
-        return _sharded_arena(game, first, second, key, num_games, opening_plies, openings, mesh)
     init_key, opening_key, play_key = jax.random.split(key, 3)
     states = jax.vmap(game.init)(jax.random.split(init_key, half))
     moves = jnp.full((half, game.max_plies), -1, jnp.int32)
     if openings is not None:
         states, moves = _play_openings(game, states, moves, openings)
     states, moves = _random_plies(game, states, moves, opening_key, opening_plies)
+    return _Arena(jnp.int32(0), play_key, states, states, moves, moves)
+
+
+def _advance(game: Game, first, second, arena: _Arena, opened: int, plies=None) -> _Arena:
+    """Play until every game is over, or at most `plies` more plies."""
     # Every ply hands the move over in every game, so at ply t the same player moves in all
     # games of a half: each player runs once per ply, on the half where it is to move.
     step = jax.vmap(game.step)
+    stop = None if plies is None else arena.ply + plies
 
-    opened = opening_plies + (0 if openings is None else openings.shape[1])
-
-    def ply(carry):
-        t, k, leading, trailing, lead_moves, trail_moves = carry  # first is Black in `leading`
-        k, key_a, key_b = jax.random.split(k, 3)
+    def ply(arena: _Arena) -> _Arena:
+        key, key_a, key_b = jax.random.split(arena.key, 3)
         lead_action, trail_action = jax.lax.cond(
-            (t + opened) % 2 == 0,
-            lambda: (first(key_a, leading), second(key_b, trailing)),
-            lambda: (second(key_a, leading), first(key_b, trailing)),
+            (arena.ply + opened) % 2 == 0,
+            lambda: (first(key_a, arena.leading), second(key_b, arena.trailing)),
+            lambda: (second(key_a, arena.leading), first(key_b, arena.trailing)),
         )
-        return (
-            t + 1,
-            k,
-            step(leading, lead_action),
-            step(trailing, trail_action),
-            _record(lead_moves, leading, lead_action),
-            _record(trail_moves, trailing, trail_action),
+        return _Arena(
+            arena.ply + 1,
+            key,
+            step(arena.leading, lead_action),
+            step(arena.trailing, trail_action),
+            _record(arena.lead_moves, arena.leading, lead_action),
+            _record(arena.trail_moves, arena.trailing, trail_action),
         )
 
-    def live(carry):
-        _, _, leading, trailing, _, _ = carry
-        return ~(leading.terminated.all() & trailing.terminated.all())
+    def live(arena: _Arena):
+        running = ~(arena.leading.terminated.all() & arena.trailing.terminated.all())
+        return running if stop is None else running & (arena.ply < stop)
 
-    _, _, leading, trailing, lead_moves, trail_moves = jax.lax.while_loop(
-        live, ply, (jnp.int32(0), play_key, states, states, moves, moves)
-    )
-    winner = jnp.concatenate([leading.winner, trailing.winner])
-    first_colour = (jnp.arange(num_games) >= half).astype(jnp.int32)
+    return jax.lax.while_loop(live, ply, arena)
+
+
+def _finish(arena: _Arena, num_games: int) -> ArenaGames:
+    winner = jnp.concatenate([arena.leading.winner, arena.trailing.winner])
+    first_colour = (jnp.arange(num_games) >= num_games // 2).astype(jnp.int32)
     scores = jnp.where(winner == first_colour, 1.0, jnp.where(winner < 0, 0.5, 0.0))
-    return ArenaGames(scores, jnp.concatenate([lead_moves, trail_moves]))
+    return ArenaGames(scores, jnp.concatenate([arena.lead_moves, arena.trail_moves]))
 
 
 def _record(moves, states, actions):
@@ -153,9 +234,23 @@ def _random_plies(game: Game, states, moves, key, count: int):
     return states, moves
 
 
-def _sharded_arena(game, first, second, key, num_games, opening_plies, openings, mesh):
-    """Each device plays an arena of its own share of the games; the openings are dealt so
-    that device d's game i of each half plays the global game's opening."""
+# With a mesh each device plays an arena of its own share of the games; between the phases the
+# per-device arenas travel as one with a leading device axis.
+# check_vma=False: the games' initial states are the same on every device until the per-device
+# keys make them differ, which the type check cannot follow.
+
+
+def _on_devices(function, mesh, in_specs, out_specs):
+    return jax.shard_map(function, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+                         check_vma=False)  # fmt: skip
+
+
+def _device_axis(arena, add: bool):
+    return jax.tree.map(lambda x: x[None] if add else x[0], arena)
+
+
+def _sharded_start(game, key, num_games, opening_plies, openings, mesh) -> _Arena:
+    """Device d's game i of each half plays the global game's opening."""
     count = mesh.devices.size
     sharding.check_divisible("half the arena's games", num_games // 2, mesh)
     per_half = num_games // 2 // count
@@ -164,21 +259,36 @@ def _sharded_arena(game, first, second, key, num_games, opening_plies, openings,
         if openings is not None:
             shift = jax.lax.axis_index(sharding.AXIS) * per_half
             openings = jnp.roll(openings, -shift, axis=0)
-        games = arena_games(
-            game, first, second, keys[0], num_games // count, opening_plies, openings
-        )
-        # [first Black / White, games(, plies)]
-        return games.scores.reshape(2, -1), games.moves.reshape(2, per_half, -1)
+        arena = _start(game, keys[0], num_games // count, opening_plies, openings)
+        return _device_axis(arena, add=True)
 
-    # check_vma=False: the games' initial states are the same on every device until the
-    # per-device keys make them differ, which the type check cannot follow.
-    scores, moves = jax.shard_map(
-        per_device,
-        mesh=mesh,
-        in_specs=(sharding.PartitionSpec(sharding.AXIS), sharding.PartitionSpec()),
-        out_specs=(sharding.PartitionSpec(None, sharding.AXIS),) * 2,
-        check_vma=False,
-    )(jax.random.split(key, count), openings)
+    specs = (sharding.PartitionSpec(sharding.AXIS), sharding.PartitionSpec())
+    per_device = _on_devices(per_device, mesh, specs, sharding.PartitionSpec(sharding.AXIS))
+    return per_device(jax.random.split(key, count), openings)
+
+
+def _sharded_advance(game, first, second, arena, opened, plies, mesh) -> _Arena:
+    def per_device(arena):
+        arena = _advance(game, first, second, _device_axis(arena, add=False), opened, plies)
+        return _device_axis(arena, add=True)
+
+    spec = sharding.PartitionSpec(sharding.AXIS)
+    return _on_devices(per_device, mesh, (spec,), spec)(arena)
+
+
+def _sharded_finish(arena, num_games, mesh) -> ArenaGames:
+    """The one-device layout: the first half is where `first` was Black."""
+    count = mesh.devices.size
+
+    def per_device(arena):
+        games = _finish(_device_axis(arena, add=False), num_games // count)
+        # [first Black / White, games(, plies)]
+        return games.scores.reshape(2, -1), games.moves.reshape(2, num_games // 2 // count, -1)
+
+    specs = (sharding.PartitionSpec(sharding.AXIS),)
+    scores, moves = _on_devices(
+        per_device, mesh, specs, (sharding.PartitionSpec(None, sharding.AXIS),) * 2
+    )(arena)
     return ArenaGames(scores.reshape(-1), moves.reshape(num_games, -1))
 
 
@@ -250,22 +360,37 @@ def positions_of_games(game: Game, moves):
     return jax.tree.map(lambda x: jnp.asarray(x[live]), before)
 
 
+# The normal quantile of a two-sided 95% interval.
+Z_95 = 1.959964
+
+
+def wilson_interval(score: float, games: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a mean score over `games` games (draws count half, so the
+    variance of a score with draws is overstated: the interval errs wide). Unlike the normal
+    approximation it does not shrink to a point at 0/n or n/n."""
+    if games == 0:
+        return 0.0, 1.0
+    spread = z * z / games
+    centre = (score + spread / 2) / (1 + spread)
+    half = z / (1 + spread) * math.sqrt(score * (1 - score) / games + spread / (4 * games))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def summarize(scores) -> dict:
-    """Wins, draws, losses, the mean score and its 95% confidence interval (normal
-    approximation with the sample variance, clipped to [0, 1]). For arena scores (an even
-    count, `first` Black in the first half) also the score with each colour."""
+    """Wins, draws, losses, the mean score and its 95% Wilson score interval. For arena scores
+    (an even count, `first` Black in the first half) also the score with each colour."""
     scores = np.asarray(scores, np.float64)
     count = len(scores)
     mean = float(scores.mean()) if count else 0.0
-    spread = 1.96 * float(scores.std(ddof=1)) / math.sqrt(count) if count > 1 else 1.0
+    low, high = wilson_interval(mean, count)
     summary = {
         "games": count,
         "wins": int((scores == 1).sum()),
         "draws": int((scores == 0.5).sum()),
         "losses": int((scores == 0).sum()),
         "score": mean,
-        "low": max(0.0, mean - spread),
-        "high": min(1.0, mean + spread),
+        "low": low,
+        "high": high,
     }
     if count and count % 2 == 0:
         summary["as_black"] = float(scores[: count // 2].mean())

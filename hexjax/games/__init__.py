@@ -11,11 +11,20 @@ from hexjax.games._base import Game, State, Symmetry
 from hexjax.games.gomoku import Gomoku
 from hexjax.games.hex import Hex, HexState
 from hexjax.games.othello import Othello, OthelloState
-from hexjax.games.registry import DEFAULT_SIZES, GameConfig, available_games, make
+from hexjax.games.registry import (
+    DEFAULT_SIZES,
+    GAME_OPTIONS,
+    GameConfig,
+    applies_only,
+    available_games,
+    check_options,
+    make,
+)
 from hexjax.games.sampling import random_legal_action
 
 __all__ = [
     "DEFAULT_SIZES",
+    "GAME_OPTIONS",
     "Game",
     "GameConfig",
     "Gomoku",
@@ -25,7 +34,9 @@ __all__ = [
     "OthelloState",
     "State",
     "Symmetry",
+    "applies_only",
     "available_games",
+    "check_options",
     "make",
     "random_legal_action",
 ]

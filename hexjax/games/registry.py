@@ -13,6 +13,9 @@ from hexjax.games.othello import Othello
 _REGISTRY: dict[str, type[Game]] = {"hex": Hex, "gomoku": Gomoku, "othello": Othello}
 # The board a command line picks when none is given.
 DEFAULT_SIZES = {"hex": 7, "gomoku": 9, "othello": 8}
+# The options only some games take, and which: the one record every command checks its flags
+# against, so that `--rule` on an Othello run is refused rather than ignored.
+GAME_OPTIONS = {"rule": ("gomoku",), "swap": ("hex",)}
 
 
 def available_games() -> list[str]:
@@ -34,6 +37,21 @@ def make(name: str, **options) -> Game:
         raise ValueError(f"bad options for {name!r}: {error}") from None
 
 
+def applies_only(flag: str, games, game: str) -> str:
+    """The message for a flag given with a game it does not apply to."""
+    return f"{flag} applies to {' and '.join(games)} only (the game is {game})"
+
+
+def check_options(game: str, given: dict[str, str]) -> None:
+    """ValueError naming the first flag that `game` does not take. `given` maps each flag the
+    user gave, as written (`--rule`, `--game.rule`), to its game option (`rule`); a flag that is
+    not a game option (`--board`) applies to every game."""
+    for flag, option in given.items():
+        games = GAME_OPTIONS.get(option)
+        if games is not None and game not in games:
+            raise ValueError(applies_only(flag, games, game))
+
+
 @dataclasses.dataclass(frozen=True)
 class GameConfig:
     name: str = "hex"
@@ -43,8 +61,17 @@ class GameConfig:
 
     def make(self) -> Game:
         options = {"size": self.size}
-        if self.name == "gomoku":
-            options["rule"] = self.rule
-        if self.name == "hex":
-            options["swap"] = self.swap
+        for option, games in GAME_OPTIONS.items():
+            if self.name in games:
+                options[option] = getattr(self, option)
         return make(self.name, **options)
+
+    def canonical(self) -> GameConfig:
+        """The game as it plays: the options it does not take at their defaults, so that two
+        configs of one game compare equal."""
+        unused = {
+            field.name: field.default
+            for field in dataclasses.fields(self)
+            if self.name not in GAME_OPTIONS.get(field.name, (self.name,))
+        }
+        return dataclasses.replace(self, **unused)

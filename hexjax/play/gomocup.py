@@ -280,6 +280,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir)
+        if agents.only is not None and agents.only.config.game.name != "gomoku":
+            raise ValueError(
+                f"the engine plays gomoku; this {agents.only.source} plays "
+                f"{models.describe(agents.only.config.game)}"
+            )
     except (models.ModelError, CheckpointError, ValueError) as error:
         print(f"hexjax-gomocup: {error}", file=sys.stderr)
         return 2

@@ -45,10 +45,8 @@ def describe(game: GameConfig) -> str:
 
 
 def canonical(game: GameConfig) -> GameConfig:
-    """The game as it plays: only Gomoku has a rule and only Hex a swap, whatever else the
-    config holds, so two configs of one game compare equal."""
-    rule = game.rule if game.name == "gomoku" else "freestyle"
-    return GameConfig(game.name, game.size, rule, game.swap and game.name == "hex")
+    """The game as it plays (`GameConfig.canonical`), so two configs of one game compare equal."""
+    return game.canonical()
 
 
 def shipped_models(directory=MODELS_DIR) -> list[ModelInfo]:

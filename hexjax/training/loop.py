@@ -32,6 +32,7 @@ from hexjax.evaluation.arena import arena, summarize
 from hexjax.training import algorithms, config_io, restore
 from hexjax.training import checkpoint as checkpoint_lib
 from hexjax.training import metrics as metrics_log
+from hexjax.training.progress import ProgressLine
 
 CADENCE_FILE = "cadence.json"  # the run's evaluation and checkpoint cadence, kept on --resume
 CADENCE_FIELDS = ("eval_every", "eval_games", "checkpoint_every", "checkpoint_minutes")
@@ -329,33 +330,17 @@ def _set_aside(checkpoints, restored, workdir: pathlib.Path) -> None:
 
 
 class _Progress:
-    """The progress line: redrawn in place on a terminal; written to a file or a pipe, a plain
-    line every `every` seconds and the last one at the end."""
+    """The run's progress line (`ProgressLine`: in place on a terminal, plain lines elsewhere)."""
 
     def __init__(self, options: RunOptions, trainer: algorithms.Trainer, every: float = 10.0):
-        self.options, self.trainer, self.every = options, trainer, every
-        self.stream = sys.stderr
-        self.live = self.stream.isatty()
-        self._last_written: float | None = None
-        self._pending: str | None = None
+        self.options, self.trainer = options, trainer
+        self.line = ProgressLine(every)
 
     def update(self, record: dict, seconds: float, iterations: int) -> None:
-        line = _progress_line(record, self.options, seconds, iterations, self.trainer)
-        if self.live:
-            print(f"\r{line}", end="", file=self.stream, flush=True)
-            return
-        now = time.monotonic()
-        if self._last_written is None or now - self._last_written >= self.every:
-            print(line, file=self.stream, flush=True)
-            self._last_written, self._pending = now, None
-        else:
-            self._pending = line
+        self.line.update(_progress_line(record, self.options, seconds, iterations, self.trainer))
 
     def close(self) -> None:
-        if self.live:
-            print(file=self.stream)
-        elif self._pending is not None:
-            print(self._pending, file=self.stream, flush=True)
+        self.line.close()
 
 
 def _progress_line(record, options: RunOptions, seconds, iterations, trainer) -> str:

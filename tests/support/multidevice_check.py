@@ -91,6 +91,22 @@ def main():
     except ValueError as error:
         findings["arena_indivisible_error"] = str(error)
 
+    # The arena in chunks of 3 plies plays the same games as in one call, on 4 devices too.
+    random, greedy = players.random_player(hex4), players.greedy_player(hex4)
+    whole = jax.jit(lambda key: arena.arena_games(hex4, random, greedy, key, 16, 1, mesh=mesh))
+    chunked = arena.arena_in_chunks(
+        hex4, lambda _: random, lambda _: greedy, 16, 1, mesh=mesh, plies_per_call=3
+    )
+    reports = []
+    games = [
+        whole(jax.random.key(7)),
+        chunked(None, None, jax.random.key(7), lambda *r: reports.append(r)),
+    ]
+    findings["arena_chunks_equal"] = all(
+        np.array_equal(a, b) for a, b in zip(*(jax.tree.leaves(g) for g in games), strict=True)
+    )
+    findings["arena_chunk_reports"] = len(reports)
+
     # The baselines on 4 devices: games (and DQN's replay columns) split, parameters replicated.
     for name in ("dqn", "ppo"):
         trainer = algorithms.get(name)
