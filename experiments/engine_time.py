@@ -38,10 +38,14 @@ def session(timeout_ms: int, simulations: int, moves: int, size: int, seed: int)
             raise SystemExit(f"START {size} answered {answer!r}")
         process.stdin.write(f"INFO timeout_turn {timeout_ms}\r\nINFO rule 0\r\n")
         command, seconds = "BEGIN", []
-        for _ in range(moves):
+        while len(seconds) < moves:
             answer, took = ask(command)
-            if "," not in answer:  # ERROR: the game is over (a five) or a bug
-                break
+            if "," not in answer:  # ERROR: the game is over (a five): a new one
+                if ask("RESTART")[0] != "OK":
+                    raise SystemExit(f"{command} answered {answer!r}, and RESTART failed")
+                empty = {(x, y) for x in range(size) for y in range(size)}
+                command = "BEGIN"
+                continue
             seconds.append(took)
             empty.discard(tuple(map(int, answer.split(","))))
             theirs = rng.choice(sorted(empty))
