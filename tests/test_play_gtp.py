@@ -2,6 +2,8 @@
 nothing, board sizes with and without a model, the swap rule, and once over stdin/stdout."""
 
 import io
+import signal
+import time
 
 import numpy as np
 import pytest
@@ -295,3 +297,19 @@ def test_over_stdin_and_stdout(model_dir, tmp_path):
         assert move != "c3" and board[cell(move)] == 2 and board.sum() == 3
         assert ask("quit") == "= "
         assert process.wait(timeout=60) == 0, (tmp_path / "stderr").read_text()
+
+
+def test_ctrl_c_stops_the_engine_without_a_traceback(model_dir, tmp_path):
+    """A long genmove (4096 simulations, no time limit), then Ctrl-C (SIGINT): the search stops
+    and the engine exits with 130, the shell's code for it, and no traceback."""
+    args = ["--model-dir", str(model_dir), "--size", "5", "--simulations", "4096"]
+    with engine_process("hexjax.play.gtp", args, tmp_path / "stderr") as process:
+        process.stdin.write("name\n")
+        process.stdin.flush()
+        assert process.stdout.readline() == "= hexjax\n"  # started, the smallest search ready
+        process.stdin.write("genmove b\n")
+        process.stdin.flush()
+        time.sleep(1)  # compiling or searching 4096 simulations: far longer than this
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=300) == 130
+    assert "Traceback" not in (tmp_path / "stderr").read_text()

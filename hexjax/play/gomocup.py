@@ -290,7 +290,10 @@ def main(argv=None) -> int:
         return 2
     # One model plays its own rule until INFO rule says otherwise.
     rule = agents.only.config.game.rule if agents.only is not None else "freestyle"
-    GomocupEngine(agents, args.simulations, rule).run(sys.stdin, sys.stdout)
+    try:
+        GomocupEngine(agents, args.simulations, rule).run(sys.stdin, sys.stdout)
+    except KeyboardInterrupt:  # Ctrl-C: a search in flight has stopped; no traceback
+        return 130
     return 0
 
 

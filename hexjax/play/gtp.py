@@ -281,7 +281,10 @@ def main(argv=None) -> int:
     except (models.ModelError, CheckpointError, ValueError) as error:
         print(f"hexjax-gtp: {error}", file=sys.stderr)
         return 2
-    engine.run(sys.stdin, sys.stdout)
+    try:
+        engine.run(sys.stdin, sys.stdout)
+    except KeyboardInterrupt:  # Ctrl-C: a search in flight has stopped; no traceback
+        return 130
     return 0
 
 
