@@ -110,3 +110,16 @@ def test_command_flags_that_do_not_fit(capsys):
     with pytest.raises(SystemExit):
         export_model.main(["--format", "stablehlo", "--checkpoint", "runs/x"])  # no --name
     assert "--name is required" in capsys.readouterr().err
+
+
+def test_command_refuses_a_dqn_run(tmp_path, capsys):
+    from hexjax.training import algorithms, config_io, loop
+
+    trainer = algorithms.DQN
+    config = config_io.replace(trainer.presets["tiny"], {"game.size": 3})
+    options = loop.RunOptions(iterations=1, eval_every=0, quiet=True)
+    loop.run(config, tmp_path / "run", options, trainer)
+    argv = ["--format", "stablehlo", "--checkpoint", str(tmp_path / "run"), "--name", "dqn"]
+    assert export_model.main([*argv, "--directory", str(tmp_path / "out")]) == 2
+    assert "dqn" in capsys.readouterr().err.lower()
+    assert not (tmp_path / "out").exists()
