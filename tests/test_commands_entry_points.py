@@ -17,6 +17,7 @@ BENCHMARKS = {
     "rollout_mcts_bench.py",
     "sgd_loop_bench.py",
     "engine_time.py",
+    "export_bench.py",
 }  # measurements, full scripts
 
 

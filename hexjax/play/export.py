@@ -1,0 +1,183 @@
+"""The trained network as a framework-neutral file: StableHLO (`jax.export`) or ONNX (through
+the optional `jax2onnx`), each with a JSON beside it saying what a consumer needs: the game,
+the observation's planes, the action numbering and the value's perspective.
+
+The exported function maps observations float32[B, n, n, C] (B symbolic) to (logits
+float32[B, A], value float32[B]). The parameters are baked in as constants, and the network
+computes in float32 whatever the run trained with, so any runtime gets the same numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import jax
+import jax.numpy as jnp
+
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero.iteration import TrainConfig
+from hexjax.games import GameConfig
+
+FORMATS = ("stablehlo", "onnx")
+SUFFIX = {"stablehlo": ".stablehlo", "onnx": ".onnx"}
+EXTRA = "pip install 'hexjax[export]'"
+# Lowered for every XLA backend at once, so one file runs on CPU, GPU and TPU.
+PLATFORMS = ("cpu", "cuda", "tpu")
+
+
+class ExportError(ValueError):
+    """A format that cannot be written here (its optional extra is missing)."""
+
+
+def forward(config: TrainConfig, params):
+    """obs float32[B, n, n, C] -> (logits float32[B, A], value float32[B]), float32 compute."""
+    game = config.game.make()
+    net_config = config.network
+    if net_config.compute_dtype != "float32":
+        net_config = type(net_config)(net_config.preset, net_config.channels, net_config.blocks)
+    net = network_lib.make_network(net_config, game.num_actions)
+    params = jax.tree.map(jnp.asarray, params)
+
+    def apply(obs):
+        return network_lib.apply(net, params, obs)
+
+    return apply
+
+
+def input_spec(config: TrainConfig) -> jax.ShapeDtypeStruct:
+    (batch,) = jax.export.symbolic_shape("batch")
+    shape = config.game.make().observation_shape
+    return jax.ShapeDtypeStruct((batch, *shape), jnp.float32)
+
+
+def to_stablehlo(config: TrainConfig, params) -> bytes:
+    """The serialized `jax.export.Exported` (read it back with `jax.export.deserialize`)."""
+    exported = jax.export.export(jax.jit(forward(config, params)), platforms=PLATFORMS)(
+        input_spec(config)
+    )
+    _need_flatbuffers()
+    return bytes(exported.serialize())
+
+
+def load_stablehlo(data: bytes):
+    """The exported function of `to_stablehlo`'s bytes, callable on a batch of observations."""
+    _need_flatbuffers()
+    return jax.export.deserialize(bytearray(data)).call
+
+
+def _need_flatbuffers() -> None:
+    # jax serializes an Exported with flatbuffers, which jax itself does not require.
+    try:
+        import flatbuffers  # noqa: F401
+    except ImportError:
+        raise ExportError(f"the stablehlo format needs flatbuffers: {EXTRA}") from None
+
+
+def to_onnx(config: TrainConfig, params) -> bytes:
+    """The ONNX model (opset of jax2onnx), input "observations", outputs "logits", "value"."""
+    try:
+        import jax2onnx
+    except ImportError:
+        raise ExportError(f"the onnx format needs jax2onnx: {EXTRA}") from None
+    shape = config.game.make().observation_shape
+    model = jax2onnx.to_onnx(
+        forward(config, params),
+        [("batch", *shape)],
+        input_names=["observations"],
+        output_names=["logits", "value"],
+        model_name="hexjax_policy_value",
+    )
+    return model.SerializeToString()
+
+
+def describe(config: TrainConfig, name: str, fmt: str) -> dict:
+    """What a consumer of the exported file needs, as a JSON-ready dict."""
+    game_config: GameConfig = config.game.canonical()
+    game = game_config.make()
+    n = game.size
+    planes = _planes(game_config)
+    assert len(planes) == game.observation_shape[-1]
+    return {
+        "name": name,
+        "format": fmt,
+        "file": f"{name}{SUFFIX[fmt]}",
+        "game": {
+            "name": game_config.name,
+            "size": n,
+            "rule": game_config.rule,
+            "swap": game_config.swap,
+        },
+        "input": {
+            "name": "observations",
+            "dtype": "float32",
+            "shape": ["batch", *game.observation_shape],
+            "layout": "batch, row (0 = top), column (0 = left), plane; 1.0 or 0.0 each",
+            "planes": planes,
+            "players": "player 0 moves first (x, Black); 'mover' is the side to move",
+        },
+        "outputs": {
+            "logits": {
+                "dtype": "float32",
+                "shape": ["batch", game.num_actions],
+                "meaning": "policy logits over all actions, illegal ones included: mask them",
+            },
+            "value": {
+                "dtype": "float32",
+                "shape": ["batch"],
+                "meaning": "expected outcome for the side to move, in [-1, 1] (1: it wins)",
+            },
+        },
+        "actions": _actions(game_config, game.num_actions),
+        "network": dict(zip(("channels", "blocks"), config.network.shape, strict=True)),
+    }
+
+
+def _planes(game: GameConfig) -> list[str]:
+    own = ["mover's stones", "opponent's stones"]
+    if game.name == "hex":
+        planes = [
+            *own,
+            "mover's goal edges: rows 0 and n-1 when player 0 moves, columns 0 and n-1 "
+            "when player 1 moves",
+            "opponent's goal edges (the other pair)",
+        ]
+        if game.swap:
+            planes.append("all ones when the swap move is legal (player 1's first move)")
+        return planes
+    if game.name == "gomoku":
+        planes = [*own, "all ones when the mover is Black (player 0), else zeros"]
+        if game.rule == "renju":
+            planes.append("Black's forbidden empty points, when Black is to move")
+        return planes
+    if game.name == "othello":
+        return [*own, "the mover's legal placements"]
+    raise ValueError(f"no observation description for {game.name!r}")
+
+
+def _actions(game: GameConfig, num_actions: int) -> dict:
+    n = game.size
+    extra = {}
+    if game.name == "hex" and game.swap:
+        extra = {str(n * n): "swap (player 1's first move only)"}
+    if game.name == "othello":
+        extra = {str(n * n): "pass (legal only when no placement is)"}
+    return {
+        "count": num_actions,
+        "cells": f"action r * {n} + c is row r (0 = top), column c (0 = left)",
+        "extra": extra,
+    }
+
+
+def write(fmt: str, config: TrainConfig, params, name: str, directory) -> list[pathlib.Path]:
+    """Write NAME.stablehlo or NAME.onnx and NAME.json into `directory`; the paths written."""
+    if fmt not in FORMATS:
+        raise ExportError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    data = to_stablehlo(config, params) if fmt == "stablehlo" else to_onnx(config, params)
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    model_path = directory / f"{name}{SUFFIX[fmt]}"
+    model_path.write_bytes(data)
+    info_path = directory / f"{name}.json"
+    info_path.write_text(json.dumps(describe(config, name, fmt), indent=2) + "\n")
+    return [model_path, info_path]
