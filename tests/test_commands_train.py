@@ -119,10 +119,38 @@ def test_the_issues_othello_run_with_a_renju_rule_does_not_start(tmp_path):
 def test_a_resumed_run_is_checked_against_its_own_game(tmp_path):
     gomoku, _, _ = load_cli().parse(["--game", "gomoku", "--workdir", str(tmp_path)])
     (tmp_path / "config.json").write_text(json.dumps(config_io.to_dict(gomoku)))
-    resumed, _, _ = load_cli().parse(["--workdir", str(tmp_path), "--resume", "--rule", "renju"])
-    assert resumed.game.rule == "renju"  # parsed; the stored run's own config decides later
+    resumed, _, _ = load_cli().parse(
+        ["--workdir", str(tmp_path), "--resume", "--rule", "freestyle"]
+    )
+    assert resumed.game.rule == "freestyle"  # the run's own rule, given again: fine
     with pytest.raises(SystemExit):
         load_cli().parse(["--workdir", str(tmp_path), "--resume", "--swap"])
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            ["--rule", "renju"],
+            "--game.rule renju: this run was started with game.rule = 'freestyle'",
+        ),
+        (["--board", "11"], "--game.size 11: this run was started with game.size = 9"),
+        (["--optimizer.learning_rate", "0.5"], "--optimizer.learning_rate 0.5: this run was"),
+    ],
+)
+def test_a_resumed_run_refuses_flags_that_would_change_its_config(tmp_path, capsys, flags, message):
+    """A resumed run keeps its stored config: a flag asking for another value would be ignored,
+    so it is refused (exit 2), naming the flag and the run's value."""
+    gomoku, _, _ = load_cli().parse(["--game", "gomoku", "--workdir", str(tmp_path)])
+    (tmp_path / "config.json").write_text(json.dumps(config_io.to_dict(gomoku)))
+    with pytest.raises(SystemExit) as stopped:
+        load_cli().parse(["--workdir", str(tmp_path), "--resume", *flags])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "a resumed run keeps its config" in err
+    same = ["--board", "9", "--game", "gomoku", "--optimizer.learning_rate",
+            str(gomoku.optimizer.learning_rate)]  # fmt: skip
+    load_cli().parse(["--workdir", str(tmp_path), "--resume", *same])  # its own values: fine
 
 
 def test_a_tiny_run_writes_its_outputs(tmp_path, capsys):

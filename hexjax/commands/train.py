@@ -102,12 +102,15 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
         "search.num_simulations": getattr(args, "simulations", None),
     }
     overrides.update({k: v for k, v in shortcuts.items() if v is not None})
+    given = dict(overrides)  # before the defaults that --game brings
     if args.game and args.board is None:
         overrides["game.size"] = DEFAULT_SIZES[args.game]
     config = config_io.replace(trainer.presets[args.preset], overrides)
     workdir = args.workdir or f"runs/{config.game.name}{config.game.size}{suffix}"
     stored = _stored_config(args, workdir, trainer)
     _check_game_flags(parser, args, config if stored is None else stored)
+    if stored is not None:
+        _check_resume_flags(parser, given, stored)
     config.game.make()  # a bad game option fails here, with the game's own message
     if args.minutes is None and args.iterations is None:
         args.minutes = DEFAULT_MINUTES
@@ -143,6 +146,18 @@ def _stored_config(args, workdir, trainer: algorithms.Trainer):
             f"{workdir} holds a run that is not {trainer.name}'s ({error}); resume it "
             "with the trainer that started it"
         ) from None
+
+
+def _check_resume_flags(parser, given: dict, stored) -> None:
+    """A resumed run keeps the config it was started with: refuse, as argparse refuses a bad
+    flag, one that asks for another value (it would be ignored)."""
+    for name, value in given.items():
+        kept = config_io.value(stored, name)
+        if json.loads(json.dumps(value)) != json.loads(json.dumps(kept)):
+            parser.error(
+                f"--{name} {value}: this run was started with {name} = {kept!r} and a resumed "
+                "run keeps its config; start a new run (another --workdir) to change it"
+            )
 
 
 def _check_game_flags(parser, args, config) -> None:

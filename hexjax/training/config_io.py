@@ -49,7 +49,7 @@ def add_flags(parser: argparse.ArgumentParser, config_type, shown=None, where: s
     group = parser.add_argument_group("config fields")
     for name, kind in _leaves(config_type):
         choices = typing.get_args(kind) if typing.get_origin(kind) is typing.Literal else None
-        help_text = None if shown is None else f"{_value(shown, name)!r} {where}".strip()
+        help_text = None if shown is None else f"{value(shown, name)!r} {where}".strip()
         group.add_argument(
             f"--{name}",
             type=_scalar_type(kind),
@@ -60,7 +60,8 @@ def add_flags(parser: argparse.ArgumentParser, config_type, shown=None, where: s
         )
 
 
-def _value(config, dotted: str):
+def value(config, dotted: str):
+    """The field `dotted` ("search.num_simulations") of a config tree."""
     for part in dotted.split("."):
         config = getattr(config, part)
     return config
