@@ -33,9 +33,11 @@ __all__ = [
     "check_divisible",
     "cpu_cores",
     "fitting_count",
+    "initialize_distributed",
     "jit_iteration",
     "minibatch_sharding",
     "place",
+    "replicate",
     "replicated",
     "selfplay_shardings",
     "split_cpu",
@@ -127,6 +129,12 @@ def replicated(mesh: Mesh) -> NamedSharding:
     return NamedSharding(mesh, PartitionSpec())
 
 
+def replicate(tree, mesh: Mesh):
+    """`tree` copied to every device of the mesh. Unlike `device_put`, also for random keys on
+    a mesh spanning several processes (each holds the same values)."""
+    return jax.jit(lambda x: x, out_shardings=replicated(mesh))(tree)
+
+
 def minibatch_sharding(mesh: Mesh) -> NamedSharding:
     return NamedSharding(mesh, PartitionSpec(AXIS))
 
@@ -142,7 +150,67 @@ def jit_iteration(iteration, state, mesh=None, shardings=state_shardings):
     if mesh is None:
         return jax.jit(iteration)
     layout = shardings(state, mesh)
-    copied = replicated(mesh)
-    jitted = jax.jit(iteration, in_shardings=(layout, copied), out_shardings=(layout, None))
+    jitted = jax.jit(
+        iteration, in_shardings=(layout, replicated(mesh)), out_shardings=(layout, None)
+    )
     # Keys made on one device (e.g. restored) are copied to all before the call.
-    return lambda state, key: jitted(state, jax.device_put(key, copied))
+    return lambda state, key: jitted(state, replicate(key, mesh))
+
+
+# The settings of a process started by hand, and the variables JAX's own clusters also read.
+DISTRIBUTED_ENV = {
+    "coordinator": "JAX_COORDINATOR_ADDRESS",
+    "num_processes": "JAX_NUM_PROCESSES",
+    "process_id": "JAX_PROCESS_ID",
+}
+
+
+def initialize_distributed(
+    coordinator: str | None = None,
+    num_processes: int | None = None,
+    process_id: int | None = None,
+    environ=os.environ,
+) -> None:
+    """`jax.distributed.initialize` for a run on several processes.
+
+    Each setting is the argument given, else its variable in DISTRIBUTED_ENV: jax itself reads
+    only the address from the environment, and needs the count and the id from a cluster it
+    detects (SLURM, Cloud TPU, Kubernetes, Open MPI). With none given, that detection does it
+    all. A partial set is passed on for the cluster to complete; where none completes it,
+    ValueError names what is missing.
+    """
+    given = {"coordinator": coordinator, "num_processes": num_processes, "process_id": process_id}
+    for name, variable in DISTRIBUTED_ENV.items():
+        if given[name] is None and environ.get(variable, "").strip():
+            given[name] = environ[variable].strip()
+    for name in ("num_processes", "process_id"):
+        given[name] = _whole_number(name, given[name])
+    count, index = given["num_processes"], given["process_id"]
+    if count is not None and count < 1:
+        raise ValueError(f"the process count must be at least 1, got {count}")
+    if index is not None and index < 0:
+        raise ValueError(f"the process id must be at least 0, got {index}")
+    if count is not None and index is not None and index >= count:
+        raise ValueError(f"the process id must be below the process count {count}, got {index}")
+    try:
+        jax.distributed.initialize(given["coordinator"], count, index)
+    except ValueError as error:  # raised before connecting: a setting no cluster supplied
+        missing = [f"{DISTRIBUTED_ENV[n]} (or --{n.replace('_', '-')})"
+                   for n, value in given.items() if value is None]  # fmt: skip
+        if not missing:
+            raise
+        raise ValueError(
+            f"--distributed needs {' and '.join(missing)}: no cluster that JAX detects "
+            f"supplied it ({error}). Set all three on every process, e.g. JAX_COORDINATOR_ADDRESS="
+            "10.0.0.1:1234 JAX_NUM_PROCESSES=2 and JAX_PROCESS_ID=0 on the first, 1 on the second"
+        ) from None
+
+
+def _whole_number(name: str, value) -> int | None:
+    if value is None or isinstance(value, int):
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        variable = DISTRIBUTED_ENV[name]
+        raise ValueError(f"{variable} must be a whole number, got {value!r}") from None

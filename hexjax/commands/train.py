@@ -88,8 +88,13 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     parser.add_argument(
         "--distributed",
         action="store_true",
-        help="multi-host: call jax.distributed.initialize() first (run on every host)",
+        help="several processes or hosts: call jax.distributed.initialize() first (run on "
+        "every one; the settings below, else JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, "
+        "JAX_PROCESS_ID, else a cluster JAX detects: SLURM, Cloud TPU, Kubernetes)",
     )
+    parser.add_argument("--coordinator", help="with --distributed: host:port of process 0")
+    parser.add_argument("--num-processes", type=int, help="with --distributed: process count")
+    parser.add_argument("--process-id", type=int, help="with --distributed: this process, from 0")
     config_io.add_flags(parser, config_type, trainer.presets["cpu"], "in the cpu preset")
     args = parser.parse_args(argv)
 
@@ -124,10 +129,11 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     )
     if args.cpu_devices is not None and args.cpu_devices < 1:
         raise ValueError(f"--cpu-devices must be at least 1, got {args.cpu_devices}")
+    settings = (args.coordinator, args.num_processes, args.process_id)
+    if not args.distributed and any(value is not None for value in settings):
+        parser.error("--coordinator, --num-processes and --process-id go with --distributed")
     if args.distributed:
-        import jax
-
-        jax.distributed.initialize()  # coordinator and process ids from the environment
+        sharding.initialize_distributed(*settings)
     else:  # a resumed run keeps its stored sizes
         sized = config if stored is None else stored
         sharding.use_cpu_cores(trainer.batch_sizes(sized), args.cpu_devices)

@@ -197,6 +197,10 @@ class Checkpointer:
         self._manager.reload()
         return target
 
+    def reload(self) -> None:
+        """Read the directory again (another process changed it)."""
+        self._manager.reload()
+
     def close(self) -> None:
         self._manager.wait_until_finished()
         self._manager.close()

@@ -195,15 +195,22 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
     game = config.game.make()
     # Several devices (or hosts, after jax.distributed.initialize()): split games and batches.
     mesh = sharding.batch_mesh() if jax.device_count() > 1 else None
-    if not options.quiet:
+    # With several processes each runs this loop (the jitted calls are collective), but only
+    # the first writes the logs, plots and files beside the checkpoints, and prints.
+    primary = jax.process_index() == 0
+    quiet = options.quiet or not primary
+    if not quiet:
         devices = jax.devices()
-        print(f"{game}: {len(devices)} {devices[0].platform} device(s)", file=sys.stderr)
+        processes = f" in {jax.process_count()} processes" if jax.process_count() > 1 else ""
+        print(f"{game}: {len(devices)} {devices[0].platform} device(s){processes}", file=sys.stderr)
     init, iteration = trainer.make_iteration(config, game, mesh)
     key = jax.random.key(config.seed)
     key, init_key, eval_key = jax.random.split(key, 3)
     state = jax.jit(init)(init_key)
     if mesh is not None:
         state = sharding.place(state, mesh, trainer.shardings)
+        # On every device: with several processes a key on one device cannot be saved.
+        key, eval_key = sharding.replicate((key, eval_key), mesh)
     elapsed_before = 0.0
     resumed_at = None
     if options.resume:
@@ -211,22 +218,23 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
         state, key = restored.state, restored.key
         elapsed_before = float(restored.meta.get("elapsed_seconds", 0.0))
         resumed_at = restored.step
-        _set_aside(checkpoints, restored, workdir)
+        _set_aside(checkpoints, restored, workdir, primary)
     iteration = sharding.jit_iteration(iteration, state, mesh, trainer.shardings)
     evaluate = None
     if options.eval_every:
         evaluate = _Evaluator(trainer, config, game, options.eval_games, mesh)
-    logs = _Logs(workdir, resumed_at)
-    if resumed_at is not None and not options.quiet:
+    logs = _Logs(workdir, resumed_at) if primary else None
+    if resumed_at is not None and not quiet:
         superseded = ""
         if logs.superseded:
             superseded = (
                 f"; {logs.superseded} logged iterations after it moved to metrics.superseded.jsonl"
             )
         print(f"resuming from iteration {resumed_at}{superseded}", file=sys.stderr)
-    (workdir / "config.json").write_text(json.dumps(config_io.to_dict(config), indent=2))
-    cadence = {k: getattr(options, k) for k in CADENCE_FIELDS}
-    (workdir / CADENCE_FILE).write_text(json.dumps(cadence, indent=2))
+    if primary:
+        (workdir / "config.json").write_text(json.dumps(config_io.to_dict(config), indent=2))
+        cadence = {k: getattr(options, k) for k in CADENCE_FIELDS}
+        (workdir / CADENCE_FILE).write_text(json.dumps(cadence, indent=2))
 
     start = time.monotonic()
     last_save = start
@@ -255,7 +263,7 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
             return False
         return options.minutes is None or time.monotonic() - start < options.minutes * 60
 
-    progress = None if options.quiet else _Progress(options, trainer)
+    progress = None if quiet else _Progress(options, trainer)
     stop = _StopRequests()
     try:
         stop.__enter__()
@@ -281,7 +289,8 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
                     record[f"vs_{name}"] = result["score"]
                     record[f"vs_{name}_low"] = result["low"]
                     record[f"vs_{name}_high"] = result["high"]
-            logs.write(record)
+            if logs is not None:
+                logs.write(record)
             if progress is not None:
                 progress.update(record, time.monotonic() - start, done - first)
             if (
@@ -297,20 +306,33 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
         stop.__exit__()
         save()
         checkpoints.close()
-        logs.close()
+        if logs is not None:
+            logs.close()
         if progress is not None:
             progress.close()
-    plots.training_curves(metrics_log.read_records(logs.path), workdir / "plots")
+    if logs is not None:
+        plots.training_curves(metrics_log.read_records(logs.path), workdir / "plots")
     if stop.signum is not None:
         raise Stopped(stop.signum, int(state.iteration))
     return record
 
 
-def _set_aside(checkpoints, restored, workdir: pathlib.Path) -> None:
+def _set_aside(checkpoints, restored, workdir: pathlib.Path, primary: bool = True) -> None:
     """Move out of checkpoints/ what a resumed run does not continue, saying so in a line each:
     the newer checkpoints that could not be read (to unreadable-checkpoints/) and, when an
     earlier --step was chosen, the later ones (to superseded-checkpoints/). Nothing is deleted,
-    and the run's next saves cannot collide with them."""
+    and the run's next saves cannot collide with them. With several processes the first moves
+    them while the others wait, then read the directory again."""
+    if primary:
+        _move_aside(checkpoints, restored, workdir)
+    if jax.process_count() > 1:
+        from jax.experimental import multihost_utils
+
+        multihost_utils.sync_global_devices("hexjax: checkpoints set aside")
+        checkpoints.reload()
+
+
+def _move_aside(checkpoints, restored, workdir: pathlib.Path) -> None:
     for step, why in restored.skipped:
         where = checkpoints.set_aside(step, workdir / "unreadable-checkpoints")
         print(
