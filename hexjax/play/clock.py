@@ -32,6 +32,7 @@ MOVES_AHEAD = 20  # a main time is shared among this many more moves
 GROWTH = 4  # the most a count may exceed the largest measured one
 MEASURE_LIMIT_S = 1.0  # counts predicted to take longer are timed by real moves only
 RECENT = 3  # moves remembered per count
+EXIT_WAIT_S = 120.0  # the longest the interpreter's exit waits for a background compile
 
 
 _CLOCKS: weakref.WeakSet = weakref.WeakSet()
@@ -40,10 +41,10 @@ _CLOCKS: weakref.WeakSet = weakref.WeakSet()
 @atexit.register
 def _stop_all() -> None:
     """At exit, stop the background compiles and wait for the one under way: a thread killed
-    inside XLA aborts the interpreter."""
+    inside XLA aborts the interpreter. Bounded, so that a stuck thread cannot hang the exit."""
     for clock in list(_CLOCKS):
         clock.stop()
-        clock.wait()
+        clock.wait(timeout_s=EXIT_WAIT_S)
 
 
 class SearchClock:
