@@ -145,14 +145,20 @@ def place(state, mesh, shardings=state_shardings):
     return jax.device_put(state, shardings(state, mesh))
 
 
-def jit_iteration(iteration, state, mesh=None, shardings=state_shardings):
-    """`iteration` jitted once; with a mesh, its state keeps the layout of `place`."""
+def jitted_iteration(iteration, state, mesh=None, shardings=state_shardings):
+    """`jax.jit` of `iteration`, with a mesh laid out as `place` lays out its state (`state`
+    may be abstract, from `jax.eval_shape`: the plan compiles it ahead of time)."""
     if mesh is None:
         return jax.jit(iteration)
     layout = shardings(state, mesh)
-    jitted = jax.jit(
-        iteration, in_shardings=(layout, replicated(mesh)), out_shardings=(layout, None)
-    )
+    return jax.jit(iteration, in_shardings=(layout, replicated(mesh)), out_shardings=(layout, None))
+
+
+def jit_iteration(iteration, state, mesh=None, shardings=state_shardings):
+    """`iteration` jitted once; with a mesh, its state keeps the layout of `place`."""
+    jitted = jitted_iteration(iteration, state, mesh, shardings)
+    if mesh is None:
+        return jitted
     # Keys made on one device (e.g. restored) are copied to all before the call.
     return lambda state, key: jitted(state, replicate(key, mesh))
 

@@ -7,7 +7,7 @@ import shlex
 
 import pytest
 
-from hexjax.commands import compare, evaluate, play, train
+from hexjax.commands import compare, evaluate, plan, play, train
 from hexjax.training import algorithms
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -19,6 +19,7 @@ PARSERS = {
     "evaluate": evaluate._parse,
     "compare": compare._parse,
     "play": play.parse,
+    "plan": plan.parse,
 }
 
 
