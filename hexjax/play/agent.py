@@ -78,6 +78,10 @@ class AgentMove:
         return [(int(a), float(self.policy[a])) for a in order if self.policy[a] > 0]
 
 
+def _batch_of_one(state: State) -> State:
+    return jax.tree.map(lambda x: jnp.asarray(x)[None], state)
+
+
 @dataclasses.dataclass
 class _Running:
     """A search in flight: simulations done so far, and the flag that stops it."""
@@ -144,7 +148,7 @@ class Agent:
         count = simulation_count(self.default_simulations if simulations is None else simulations)
         if bool(state.terminated):
             raise ValueError("the game is over: there is no move to search")
-        batched = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
+        batched = _batch_of_one(state)
         search = self.prepare(count)
         ticket = next(self._tickets)
         running = self._running[ticket] = _Running()
@@ -216,7 +220,7 @@ class Agent:
             legal = states.legal_action_mask
             return result.action, jnp.where(legal, result.policy, 0.0), result.value
 
-        example = jax.tree.map(lambda x: jnp.asarray(x)[None], self.game.new_state())
+        example = _batch_of_one(self.game.new_state())
         lowered = jax.jit(run_search).lower(self.params, self._key, example, 0)
         return lowered.compile()
 

@@ -58,12 +58,16 @@ class SearchClock:
         self._lock = threading.Lock()
         self._stop = threading.Event()  # the background compiles' current stop flag
         self._background: threading.Thread | None = None
+        self._prepared: set[int] = set()  # the agents prepared, by id
         _CLOCKS.add(self)
 
     def prepare(self, agent: Agent) -> None:
-        """Compile and time the smallest count now, and play its move once (a move's first
-        `Match.play` compiles the game's step); the others in the background (those of a
-        previously prepared agent stop)."""
+        """Once per agent: compile and time the smallest count now, and play its move once (a
+        move's first `Match.play` compiles the game's step); the others in the background
+        (those of a previously prepared agent stop)."""
+        if id(agent) in self._prepared:
+            return
+        self._prepared.add(id(agent))
         reply = self._timed(agent, agent.game.new_state(), self.counts[0])
         Match(agent.game).play(reply.action)
         self.stop()

@@ -62,7 +62,6 @@ class GomocupEngine:
         self.size: int | None = None  # set by START
         self.match: Match | None = None  # None: a new game starts at the next command
         self.info: dict[str, str] = {}
-        self._prepared: set[int] = set()  # the agents whose searches the clock compiled
         self.ended = False
         self.commands = {
             "START": self.start,
@@ -109,7 +108,7 @@ class GomocupEngine:
     def start(self, argument: str) -> str:
         self.size, self.match = _integer(argument, "START N, e.g. START 15"), None
         self._current()  # ERROR now if there is no model for this board
-        self._prepare(self._agent())  # before the first move's clock runs
+        self.clock.prepare(self._agent())  # before the first move's clock runs
         return "OK"
 
     def rectstart(self, argument: str) -> str:
@@ -175,7 +174,7 @@ class GomocupEngine:
             if self.size is not None:
                 # INFO has no answer: without a model, the next move says so.
                 with contextlib.suppress(ProtocolError):
-                    self._prepare(self._agent())
+                    self.clock.prepare(self._agent())
 
     def end(self, argument: str) -> None:
         self.clock.stop()
@@ -201,7 +200,7 @@ class GomocupEngine:
         """The brain's move in `match`, played there, as "x,y"."""
         _live(match)
         agent = self._agent()
-        self._prepare(agent)
+        self.clock.prepare(agent)
         action = self.clock.move(agent, match.state, self.budget()).action
         match.play(action)
         y, x = divmod(action, self.size)
@@ -217,11 +216,6 @@ class GomocupEngine:
         if left is not None and left < UNLIMITED_MS:  # may be negative when time is up
             limits.append(clock.split_main_time(left / 1000))
         return min(limits, default=None)
-
-    def _prepare(self, agent: Agent) -> None:
-        if id(agent) not in self._prepared:
-            self._prepared.add(id(agent))
-            self.clock.prepare(agent)
 
 
 def _live(match: Match) -> Match:

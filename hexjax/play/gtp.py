@@ -52,7 +52,6 @@ class GtpEngine:
         self.agent = agents.get("hex", size, swap=swap)  # ModelError if there is none
         self.match = Match(self.agent.game)
         self.time = TimeControl()
-        self._prepared: set[int] = set()  # the agents whose searches the clock compiled
         self.quit = False
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda args: "2",
@@ -214,9 +213,7 @@ class GtpEngine:
 
     def prepare(self) -> None:
         """Compile the agent's searches for the clock, once per agent (the smallest now)."""
-        if id(self.agent) not in self._prepared:
-            self._prepared.add(id(self.agent))
-            self.clock.prepare(self.agent)
+        self.clock.prepare(self.agent)
 
 
 @dataclasses.dataclass
