@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,compare,web,export]'
+	$(PY) -m pip install --quiet -e '.[dev,compare,web,export,notebooks]'
 	touch $@
 
 # The main job: a Hex 7x7 agent in five minutes (outputs in runs/hex7).

@@ -115,8 +115,11 @@ def peers(names) -> dict[str, str]:
     return {name: name.replace("hexjax", PEER) for name in names if name.startswith("hexjax")}
 
 
-def engines(batch: int, simulations: int, plies: int, channels: int = 32, blocks: int = 2):
-    """[(name, run, params)]: the self-play loops, compiled, with their parameters."""
+def engines(
+    batch: int, simulations: int, plies: int, channels: int = 32, blocks: int = 2, spread=True
+):
+    """[(name, run, params)]: the self-play loops, compiled, with their parameters; with
+    `spread` and several CPU devices, also both loops with the games shared out among them."""
     import pgx
 
     config = SearchConfig(num_simulations=simulations, max_considered_actions=16)
@@ -132,7 +135,7 @@ def engines(batch: int, simulations: int, plies: int, channels: int = 32, blocks
         (PEER, pgx_selfplay(env, net, config, batch, plies), theirs),
     ]
     cpus = jax.devices("cpu")
-    if len(cpus) > 1 and jax.default_backend() == "cpu":
+    if spread and len(cpus) > 1 and jax.default_backend() == "cpu":
         mesh = sharding.batch_mesh(cpus)
         ours_spread = hexjax_selfplay(game, net, config, batch, plies, mesh)
         theirs_spread = pgx_selfplay(env, net, config, batch, plies, cpus)

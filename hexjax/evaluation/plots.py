@@ -126,18 +126,18 @@ def elo_curve(points: list[dict], baselines: dict[str, float], path) -> pathlib.
     return _finish(plt, figure, axis, "Elo (random = 0)", path)
 
 
-def policy_heatmaps(game, state, panels: dict, title: str, path) -> pathlib.Path:
-    """One heatmap per panel (a float[num_actions] distribution over the board's cells) on
-    the board of `state`, stones drawn; Hex boards drawn as the rhombus they are."""
-    import matplotlib
+_EMPTY = {"hex": "#d9c7a0", "gomoku": "#dcb35c", "othello": "#2e8b57"}  # board colours
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def board_figure(game, state, panels: dict | None = None, title: str = ""):
+    """A matplotlib Figure of the board of `state`, stones drawn (Hex as the rhombus it is):
+    one panel per entry of `panels` (a float[num_actions] distribution shown as a heatmap over
+    the cells), or the plain board without panels. Built without pyplot, so it neither needs
+    nor changes a backend: notebooks display it, `policy_heatmaps` saves it."""
     from matplotlib.collections import PatchCollection
+    from matplotlib.figure import Figure
     from matplotlib.patches import Circle, RegularPolygon
 
-    path = pathlib.Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     n = game.size
     rows, cols = np.divmod(np.arange(n * n), n)
     hexagonal = game.name == "hex"
@@ -145,13 +145,17 @@ def policy_heatmaps(game, state, panels: dict, title: str, path) -> pathlib.Path
     x = cols + rows / 2 if hexagonal else cols.astype(float)
     y = -rows * (np.sqrt(3) / 2 if hexagonal else 1.0)
     board = np.asarray(state.board).reshape(-1)
-    figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.2))
-    axes = np.atleast_1d(axes)
+    forbidden = np.zeros(n * n, bool)  # renju: Black's forbidden points, as crosses
+    if getattr(game, "rule", None) == "renju":
+        forbidden = np.asarray(game.forbidden_mask(state), bool).reshape(-1)[: n * n]
+    shown = panels or {"": None}
+    width = 4.6 if panels else 0.45 * n + (n / 4 if hexagonal else 0) + 1
+    figure = Figure(figsize=(width * len(shown), 4.2 if panels else 0.4 * n + 0.8))
+    axes = figure.subplots(1, len(shown), squeeze=False)[0]
     # Cells as patches in data units so they tile exactly: pointy-top hexagons of width 1,
     # or unit squares.
     sides, radius, turn = (6, 1 / np.sqrt(3), 0.0) if hexagonal else (4, np.sqrt(0.5), np.pi / 4)
-    for axis, (name, values) in zip(axes, panels.items(), strict=True):
-        cells = np.asarray(values, float)[: n * n]
+    for axis, (name, values) in zip(axes, shown.items(), strict=True):
         tiles = PatchCollection(
             [
                 RegularPolygon((a, b), sides, radius=radius, orientation=turn)
@@ -161,23 +165,41 @@ def policy_heatmaps(game, state, panels: dict, title: str, path) -> pathlib.Path
             edgecolor="grey",
             linewidth=0.4,
         )
-        tiles.set_array(cells)
+        if values is None:
+            tiles.set_facecolor(_EMPTY.get(game.name, "lightgrey"))
+        else:
+            tiles.set_array(np.asarray(values, float)[: n * n])
         axis.add_collection(tiles)
         for stone, colour in ((1, "black"), (2, "white")):
             for a, b in zip(x[board == stone], y[board == stone], strict=True):
                 axis.add_patch(Circle((a, b), 0.32, facecolor=colour, edgecolor="grey"))
-        extra = np.asarray(values, float)[n * n :]
-        label = name if not len(extra) else f"{name} (extra move {extra.sum():.2f})"
-        axis.set_title(label)
-        axis.set_xlim(x.min() - 1, x.max() + 1)
-        axis.set_ylim(y.min() - 1, y.max() + 1)
+        axis.plot(x[forbidden], y[forbidden], "x", color="red", markersize=8, mew=2)
+        if values is not None:
+            extra = np.asarray(values, float)[n * n :]
+            axis.set_title(name if not len(extra) else f"{name} (extra move {extra.sum():.2f})")
+            figure.colorbar(tiles, ax=axis, fraction=0.046)
+        # Coordinates as the game writes them (letters for columns, numbers for rows).
+        for c in range(n):
+            letters = game.action_to_string(c).rstrip("0123456789")
+            axis.text(x[c], y[c] + 0.75, letters, ha="center", fontsize=7)
+        for r in range(n):
+            number = game.action_to_string(r * n).lstrip("abcdefghijklmnopqrstuvwxyz")
+            axis.text(x[r * n] - 0.8, y[r * n], number, va="center", ha="right", fontsize=7)
+        axis.set_xlim(x.min() - 1.3, x.max() + 1)
+        axis.set_ylim(y.min() - 1, y.max() + 1.2)
         axis.set_aspect("equal")
         axis.axis("off")
-        figure.colorbar(tiles, ax=axis, fraction=0.046)
-    figure.suptitle(title)
+    if title:
+        figure.suptitle(title)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+    return figure
+
+
+def policy_heatmaps(game, state, panels: dict, title: str, path) -> pathlib.Path:
+    """`board_figure` with these panels, saved as a PNG at `path`."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    board_figure(game, state, panels, title).savefig(path, dpi=100)
     return path
 
 
