@@ -185,6 +185,8 @@ def initialize_distributed(
     all. A partial set is passed on for the cluster to complete; where none completes it,
     ValueError names what is missing.
     """
+    if jax.distributed.is_initialized():  # a second run in this process (a notebook, a test)
+        return
     given = {"coordinator": coordinator, "num_processes": num_processes, "process_id": process_id}
     for name, variable in DISTRIBUTED_ENV.items():
         if given[name] is None and environ.get(variable, "").strip():

@@ -9,6 +9,8 @@ import socket
 import subprocess
 import sys
 
+import jax
+import numpy as np
 import pytest
 
 from hexjax import sharding
@@ -33,21 +35,19 @@ def _environ(**variables) -> dict:
     return env
 
 
-def _start(process_id: int, port: int, workdir, extra=()) -> subprocess.Popen:
-    env = _environ(JAX_COORDINATOR_ADDRESS=f"127.0.0.1:{port}", JAX_NUM_PROCESSES="2")
-    argv = [sys.executable, str(ROOT / "experiments" / "train.py"), "--distributed"]
-    argv += ["--preset", "tiny", "--board", "3", "--iterations", "2", "--eval-every", "0"]
-    argv += ["--workdir", str(workdir), *extra]
-    if process_id == 0:
-        env["JAX_PROCESS_ID"] = "0"
-    else:
-        argv += ["--process-id", str(process_id)]  # the flag, for the other process
-    return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+SUPPORT = ROOT / "tests" / "support" / "distributed_train.py"
+RUN = ["--preset", "tiny", "--board", "3", "--eval-every", "0", "--checkpoint-every", "1"]
+RESUME = ["--resume", "--iterations", "1", "--eval-every", "0", "--checkpoint-every", "1"]
 
 
-def _run_pair(workdir) -> list[tuple[int, str]]:
-    port = _free_port()
-    processes = [_start(i, port, workdir) for i in range(2)]
+def _start(argv, env) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, str(SUPPORT), *argv], env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+
+def _finish(processes) -> list[tuple[int, str]]:
     results = []
     try:
         for process in processes:
@@ -61,22 +61,62 @@ def _run_pair(workdir) -> list[tuple[int, str]]:
     return results
 
 
+def _params(out, process: int, step: int) -> dict:
+    with np.load(out / f"params-p{process}-s{step}.npz") as arrays:
+        return dict(arrays)
+
+
+def _same(first: dict, second: dict) -> bool:
+    return first.keys() == second.keys() and all(
+        np.array_equal(first[name], second[name]) for name in first
+    )
+
+
 @pytest.mark.slow
-def test_two_processes_train_one_run(tmp_path):
-    workdir = tmp_path / "run"
-    results = _run_pair(workdir)
-    for process_id, (code, output) in enumerate(results):
-        assert code == 0, f"process {process_id}:\n{output}"
-    first, second = (output for _, output in results)
+def test_two_processes_train_one_run_as_one_process_on_two_devices_does(tmp_path):
+    """Two processes (one CPU device each) train 2 iterations, then resume to 3; one process
+    with two CPU devices trains 3 straight. Each process keeps its own copy of the parameters
+    at every checkpoint (tests/support/distributed_train.py)."""
+    workdir, out, reference = tmp_path / "run", tmp_path / "params", tmp_path / "reference"
+    port = _free_port()
+    pair = []
+    for process_id in range(2):
+        env = _environ(JAX_COORDINATOR_ADDRESS=f"127.0.0.1:{port}", JAX_NUM_PROCESSES="2")
+        first = [*RUN, "--iterations", "2", "--workdir", str(workdir), "--distributed"]
+        if process_id == 0:
+            env["JAX_PROCESS_ID"] = "0"
+        else:
+            first += ["--process-id", "1"]  # the flag, for the other process
+        then = [*RESUME, "--workdir", str(workdir), "--distributed"]
+        pair.append(_start([str(out), *first, "--then", *then], env))
+    alone = [*RUN, "--iterations", "3", "--cpu-devices", "2", "--workdir", str(tmp_path / "one")]
+    single = _start([str(reference), *alone], _environ())
+    results = _finish([*pair, single])
+    for index, (code, output) in enumerate(results):
+        assert code == 0, f"process {index}:\n{output}"
+    first, second, one = (output for _, output in results)
     assert "2 cpu device(s) in 2 processes" in first  # one mesh over both processes
-    assert "device(s)" not in second  # only the first process prints and logs
-    assert "done: iteration 2" in second
+    assert "resuming from iteration 2" in first
+    assert "2 cpu device(s)" in one
+    # Only the first process prints, logs and plots.
+    assert "device(s)" not in second and "resuming" not in second
+    assert "done: iteration 3" in second
     records = [json.loads(line) for line in (workdir / "metrics.jsonl").read_text().splitlines()]
-    assert [r["iteration"] for r in records] == [1, 2]  # each iteration logged once
-    assert restore.checkpoint_steps(workdir) == [2]
-    _, config, state, meta = restore.restore_trained(workdir)  # readable on one device
-    assert int(state.iteration) == 2 and meta["iteration"] == 2
+    assert [r["iteration"] for r in records] == [1, 2, 3]  # each iteration logged once
+    assert (workdir / "plots" / "loss.png").exists()
+    # One checkpoint a step, through Orbax's multi-process path, readable on one device.
+    assert restore.checkpoint_steps(workdir) == [1, 2, 3]
+    _, config, state, meta = restore.restore_trained(workdir)
+    assert int(state.iteration) == 3 and meta["iteration"] == 3
     assert config.game.size == 3
+    for step in (1, 2, 3):
+        mine, theirs = _params(out, 0, step), _params(out, 1, step)
+        assert _same(mine, theirs), f"the processes' parameters differ at step {step}"
+        # Two processes equal one process on two devices; steps 1-2 run, then resumed to 3.
+        assert _same(mine, _params(reference, 0, step)), f"not the one-process run at {step}"
+    saved = {jax.tree_util.keystr(path): np.asarray(leaf) for path, leaf in
+             jax.tree_util.tree_flatten_with_path(state.params)[0]}  # fmt: skip
+    assert _same(saved, _params(out, 0, 3))  # the checkpoint holds what the processes trained
 
 
 @pytest.mark.parametrize(
