@@ -3,6 +3,7 @@ compilation cache for the session."""
 
 import os
 import shutil
+import signal
 import tempfile
 
 import jax
@@ -10,13 +11,24 @@ import jax
 # Many tests compile the same small programs (a tiny run's iteration, the same arena), also in
 # the subprocesses they start: one persistent compilation cache for the whole session, shared
 # through the environment, compiles each once. It starts empty, so no test reads another run's.
-os.environ["JAX_COMPILATION_CACHE_DIR"] = tempfile.mkdtemp(prefix="hexjax-xla-cache-")
+# Under pytest-xdist the workers inherit the controller's, and only the controller removes it.
+WORKER = "PYTEST_XDIST_WORKER" in os.environ
+if not (WORKER and os.environ.get("JAX_COMPILATION_CACHE_DIR")):
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = tempfile.mkdtemp(prefix="hexjax-xla-cache-")
 os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
 jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
 
 
+if WORKER:
+    # xdist's workers ignore SIGINT, and a process started with it ignored keeps ignoring it:
+    # the tests that press Ctrl-C on an engine or a search need the default in their children.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_sessionfinish(session, exitstatus):
+    if WORKER:
+        return
     shutil.rmtree(os.environ["JAX_COMPILATION_CACHE_DIR"], ignore_errors=True)
 
 
