@@ -3,6 +3,9 @@ shipped model, on positions from real games, the same logits and values to 1e-5 
 best legal move. Also the consumer JSON and the command's errors."""
 
 import json
+import pathlib
+import subprocess
+import sys
 from typing import NamedTuple
 
 import jax
@@ -141,6 +144,47 @@ def test_onnx_refuses_parameters_of_another_network():
     othello = TrainConfig(game=GameConfig("othello", 8), network=info.config.network)
     with pytest.raises(ValueError, match="the game observes 3"):
         export.to_onnx(othello, params)
+
+
+EXAMPLE = pathlib.Path(__file__).parents[1] / "docs" / "examples" / "onnx_best_move.py"
+# Runs the example's main on each argv in a process where JAX, Flax and hexjax cannot be
+# imported: a consumer's machine.
+WITHOUT_JAX = """
+import json, runpy, sys
+for name in ("jax", "jaxlib", "flax", "hexjax"):
+    sys.modules[name] = None  # `import name` raises ImportError
+try:
+    import jax
+except ImportError:
+    print("jax cannot be imported")
+main = runpy.run_path(sys.argv[1])["main"]
+for argv in json.loads(sys.argv[2]):
+    main(argv)
+"""
+
+
+def test_the_example_picks_flax_s_move_without_jax(shipped, tmp_path):
+    export.write("onnx", shipped.config, shipped.params, shipped.name, tmp_path)
+    stones = (shipped.boards != 0).sum(axis=(1, 2))
+    picks = np.argsort(stones, kind="stable")[[POSITIONS // 4, POSITIONS // 2, -1]]
+    argvs = []
+    for i in picks:
+        board = tmp_path / f"board{i}.txt"
+        board.write_text("\n".join("".join(".xo"[c] for c in row) for row in shipped.boards[i]))
+        # Hex and Gomoku: the side to move counted from the stones; Othello needs it said.
+        to_play = ["--to-play", "xo"[shipped.players[i]]] if "othello" in shipped.name else []
+        argvs.append([str(tmp_path / f"{shipped.name}.onnx"), str(board), *to_play])
+    result = subprocess.run([sys.executable, "-c", WITHOUT_JAX, str(EXAMPLE), json.dumps(argvs)],
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    blocked, *answers = result.stdout.splitlines()
+    assert blocked == "jax cannot be imported"
+    assert len(answers) == len(picks)
+    for i, answer in zip(picks, answers, strict=True):
+        flax_best = np.argmax(np.where(shipped.masks[i], shipped.logits[i], -np.inf))
+        assert answer.startswith(f"best action {flax_best} ("), answer
+        value = float(answer.split("value ")[1].split()[0])
+        assert abs(value - shipped.values[i]) <= 5e-4 + TOLERANCE, answer
 
 
 def test_description_states_the_layout(shipped):
