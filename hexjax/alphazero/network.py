@@ -9,6 +9,9 @@ policy head is a 1x1 convolution to 2 planes and a dense layer onto all actions 
 covers the extra actions and lets the board edge matter); the value head is a 1x1 convolution
 to 1 plane, a hidden dense layer and tanh. Batch normalisation is left out on purpose: it would
 add mutable state to every call inside the search, and at these depths it is not needed.
+
+`hexjax/play/_onnx.py` writes this network as an ONNX graph op by op: a change of layers here
+needs the same change there (tests/test_play_export.py fails until it is made).
 """
 
 from __future__ import annotations

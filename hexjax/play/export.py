@@ -1,6 +1,7 @@
-"""The trained network as a framework-neutral file: StableHLO (`jax.export`) or ONNX (through
-the optional `jax2onnx`), each with a JSON beside it saying what a consumer needs: the game,
-the observation's planes, the action numbering and the value's perspective.
+"""The trained network as a framework-neutral file: StableHLO (`jax.export`) or ONNX (the graph
+written from the parameters with the optional `onnx` package, `hexjax/play/_onnx.py`), each
+with a JSON beside it saying what a consumer needs: the game, the observation's planes, the
+action numbering and the value's perspective.
 
 The exported function maps observations float32[B, n, n, C] (B symbolic) to (logits
 float32[B, A], value float32[B]). The parameters are baked in as constants, and the network
@@ -75,18 +76,17 @@ def _need_flatbuffers() -> None:
 
 
 def to_onnx(config: TrainConfig, params) -> bytes:
-    """The ONNX model (opset of jax2onnx), input "observations", outputs "logits", "value"."""
+    """The serialized ONNX model (opset 17): input "observations" float32[batch, n, n, C],
+    outputs "logits" float32[batch, A] and "value" float32[batch]."""
     try:
-        import jax2onnx
+        import onnx  # noqa: F401
     except ImportError:
-        raise ExportError(f"the onnx format needs jax2onnx: {EXTRA}") from None
-    shape = config.game.make().observation_shape
-    model = jax2onnx.to_onnx(
-        forward(config, params),
-        [("batch", *shape)],
-        input_names=["observations"],
-        output_names=["logits", "value"],
-        model_name="hexjax_policy_value",
+        raise ExportError(f"the onnx format needs the onnx package: {EXTRA}") from None
+    from hexjax.play import _onnx
+
+    game = config.game.make()
+    model = _onnx.policy_value_model(
+        params, game.observation_shape, game.num_actions, name="hexjax_policy_value"
     )
     return model.SerializeToString()
 

@@ -1,0 +1,129 @@
+"""hexjax's policy-value network (`hexjax/alphazero/network.py`) written as an ONNX graph by
+hand, with the `onnx` package's helper API, from the trained parameters.
+
+Why by hand: the maintained JAX-to-ONNX converter, jax2onnx, pins orbax-checkpoint below
+0.11.37 (hexjax runs 0.12), and with jax 0.10 its graphs of Flax convolutions carry shape
+annotations that contradict the ops (`onnx.checker.check_model(full_check=True)` rejects them).
+The network is small and fixed: convolutions, ReLU, a residual sum, dense layers and tanh, each
+one ONNX op, so the graph below mirrors `PolicyValueNet.__call__` line by line. The parity
+tests (tests/test_play_export.py) hold it to the Flax network on every shipped model.
+
+The graph takes observations float32[batch, n, n, C] (NHWC, as hexjax observes), transposes
+them once to ONNX's NCHW, and transposes the heads' planes back before flattening, so the dense
+layers see Flax's flattening order. Opset 17, IR version 8: onnxruntime 1.18 and later load it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+OPSET = 17
+IR_VERSION = 8
+# Flax's parameter names for PolicyValueNet: the stem, the policy and value 1x1 convolutions,
+# the policy dense layer and the value head's two dense layers.
+_HEADS = ("Conv_0", "Conv_1", "Conv_2", "Dense_0", "Dense_1", "Dense_2")
+
+
+def policy_value_model(params, observation_shape, num_actions: int, *, name: str):
+    """onnx.ModelProto: input "observations" float32[batch, n, n, C], outputs "logits"
+    float32[batch, A] and "value" float32[batch]; ValueError if `params` is not
+    PolicyValueNet's."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    params = _float32_numpy(params)
+    blocks = _check_layers(params, observation_shape, num_actions)
+    nodes, weights = [], []
+
+    def op(kind, inputs, **attributes):
+        output = f"{kind.lower()}_{len(nodes)}"
+        nodes.append(helper.make_node(kind, inputs, [output], name=output, **attributes))
+        return output
+
+    def const(label, array):
+        weights.append(numpy_helper.from_array(array, label))
+        return label
+
+    def conv(x, layer, label):
+        kernel = layer["kernel"]  # Flax HWIO [kh, kw, in, out] -> ONNX OIHW [out, in, kh, kw]
+        kh, kw = kernel.shape[:2]
+        # Flax's "SAME" padding at stride 1: (k - 1) // 2 before, the rest after.
+        pads = [(kh - 1) // 2, (kw - 1) // 2, kh - 1 - (kh - 1) // 2, kw - 1 - (kw - 1) // 2]
+        w = const(f"{label}.kernel", np.ascontiguousarray(kernel.transpose(3, 2, 0, 1)))
+        b = const(f"{label}.bias", layer["bias"])
+        return op("Conv", [x, w, b], kernel_shape=[kh, kw], pads=pads, strides=[1, 1])
+
+    def dense(x, layer, label):
+        w, b = const(f"{label}.kernel", layer["kernel"]), const(f"{label}.bias", layer["bias"])
+        return op("Gemm", [x, w, b])  # x @ kernel + bias, as nn.Dense
+
+    def flatten(x):
+        # NCHW -> NHWC -> [batch, n * n * planes]: Flax's reshape of an NHWC array.
+        return op("Reshape", [op("Transpose", [x], perm=[0, 2, 3, 1]), batch_rows])
+
+    batch_rows = const("shape.batch_rows", np.array([0, -1], np.int64))  # keep dim 0
+
+    # TRUNK
+    x = op("Transpose", ["observations"], perm=[0, 3, 1, 2])
+    x = op("Relu", [conv(x, params["Conv_0"], "stem")])
+    for i in range(blocks):
+        block = params[f"_ResidualBlock_{i}"]
+        y = op("Relu", [conv(x, block["Conv_0"], f"block{i}.conv0")])
+        y = conv(y, block["Conv_1"], f"block{i}.conv1")
+        x = op("Relu", [op("Add", [x, y])])
+    # POLICY HEAD
+    policy = flatten(op("Relu", [conv(x, params["Conv_1"], "policy.conv")]))
+    logits = dense(policy, params["Dense_0"], "policy.dense")
+    # VALUE HEAD
+    value = flatten(op("Relu", [conv(x, params["Conv_2"], "value.conv")]))
+    value = op("Relu", [dense(value, params["Dense_1"], "value.hidden")])
+    value = op("Tanh", [dense(value, params["Dense_2"], "value.out")])
+    value = op("Reshape", [value, const("shape.batch", np.array([-1], np.int64))])
+    nodes.append(helper.make_node("Identity", [logits], ["logits"], name="logits"))
+    nodes.append(helper.make_node("Identity", [value], ["value"], name="value"))
+
+    observations = ["batch", *observation_shape]
+    graph = helper.make_graph(
+        nodes,
+        name,
+        [helper.make_tensor_value_info("observations", TensorProto.FLOAT, observations)],
+        [
+            helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", num_actions]),
+            helper.make_tensor_value_info("value", TensorProto.FLOAT, ["batch"]),
+        ],
+        initializer=weights,
+    )
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", OPSET)],
+        producer_name="hexjax",
+        doc_string="hexjax policy-value network: observations -> (logits, value)",
+    )
+    model.ir_version = IR_VERSION
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def _float32_numpy(params):
+    if isinstance(params, dict) or hasattr(params, "items"):
+        return {key: _float32_numpy(value) for key, value in params.items()}
+    return np.asarray(params, np.float32)
+
+
+def _check_layers(params, observation_shape, num_actions: int) -> int:
+    """The number of residual blocks; ValueError unless `params` has exactly PolicyValueNet's
+    layers for this observation shape and action count."""
+    blocks = sum(key.startswith("_ResidualBlock_") for key in params)
+    expected = {*_HEADS, *(f"_ResidualBlock_{i}" for i in range(blocks))}
+    if set(params) != expected:
+        raise ValueError(
+            f"the parameters are not hexjax's policy-value network: layers {sorted(params)}"
+        )
+    planes = observation_shape[-1]
+    if params["Conv_0"]["kernel"].shape[2] != planes:
+        raise ValueError(f"the network reads {params['Conv_0']['kernel'].shape[2]} planes, "
+                         f"the game observes {planes}")  # fmt: skip
+    if params["Dense_0"]["kernel"].shape[1] != num_actions:
+        raise ValueError(f"the network scores {params['Dense_0']['kernel'].shape[1]} actions, "
+                         f"the game has {num_actions}")  # fmt: skip
+    return blocks
