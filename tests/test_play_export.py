@@ -112,6 +112,8 @@ def test_onnx_graph_declares_a_symbolic_batch(shipped):
         (GameConfig("hex", 5, swap=True), NetworkConfig("tiny")),  # swap plane and action
         (GameConfig("gomoku", 6, rule="renju"), NetworkConfig("tiny", channels=4, blocks=0)),
         (GameConfig("othello", 6), NetworkConfig("tiny", channels=20, blocks=3)),
+        (GameConfig("hex", 5, swap=True), NetworkConfig("tiny", head="pooled")),  # swap: pooled
+        (GameConfig("gomoku", 7), NetworkConfig("tiny", channels=4, head="pooled")),  # no extra
     ],
 )
 def test_onnx_writes_any_network_shape(game_config, network_config):

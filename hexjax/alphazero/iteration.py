@@ -36,6 +36,7 @@ class TrainConfig:
     replay_capacity: int = 20_000
     min_replay: int = 512  # no training until the buffer holds this many positions
     seed: int = 0
+    init_from: str = ""  # a run whose newest network starts this one (not its optimizer state)
 
     def __post_init__(self):
         if self.selfplay_games < 1 or self.plies_per_iteration < 1:

@@ -4,11 +4,20 @@ Input: observations float32[B, n, n, C] from the mover's view. Output: policy lo
 float32[B, num_actions] (cells first, then the game's extra actions such as pass or swap) and a
 value float32[B] in [-1, 1], the expected outcome for the side to move.
 
-The trunk is `blocks` residual blocks of two 3x3 convolutions with `channels` filters. The
-policy head is a 1x1 convolution to 2 planes and a dense layer onto all actions (a dense head
-covers the extra actions and lets the board edge matter); the value head is a 1x1 convolution
-to 1 plane, a hidden dense layer and tanh. Batch normalisation is left out on purpose: it would
-add mutable state to every call inside the search, and at these depths it is not needed.
+The trunk is `blocks` residual blocks of two 3x3 convolutions with `channels` filters. Two
+heads (`NetworkConfig.head`):
+
+- "dense" (the default, what every shipped model uses): the policy is a 1x1 convolution to 2
+  planes and a dense layer onto all actions (it covers the extra actions and lets the board edge
+  matter); the value is a 1x1 convolution to 1 plane, a hidden dense layer and tanh. Its dense
+  layers are sized by the board, so its parameters fit one board size.
+- "pooled" (size-free, as KataGo's heads): the policy is a 1x1 convolution to one logit per
+  cell, plus the game's extra actions (pass, swap) from the trunk's features pooled over the
+  board (mean and max); the value is a hidden dense layer and tanh on the same pooled features.
+  No parameter depends on the board size, so one network evaluates every size of its game.
+
+Batch normalisation is left out on purpose: it would add mutable state to every call inside
+the search, and at these depths it is not needed.
 
 `hexjax/play/_onnx.py` writes this network as an ONNX graph op by op: a change of layers here
 needs the same change there (tests/test_play_export.py fails until it is made).
@@ -29,6 +38,7 @@ PRESETS = {
     "cpu": (32, 2),  # laptop CPU
     "large": (128, 10),  # GPU / TPU
 }
+HEADS = ("dense", "pooled")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +49,7 @@ class NetworkConfig:
     channels: int = 0  # 0: from the preset
     blocks: int = -1  # -1: from the preset
     compute_dtype: Literal["float32", "bfloat16"] = "float32"  # bfloat16 for accelerators
+    head: Literal["dense", "pooled"] = "dense"  # pooled: the same parameters fit every size
 
     def __post_init__(self):
         if self.preset not in PRESETS:
@@ -49,6 +60,8 @@ class NetworkConfig:
             raise ValueError(
                 f"compute_dtype must be float32 or bfloat16, got {self.compute_dtype!r}"
             )
+        if self.head not in HEADS:
+            raise ValueError(f"network head must be one of {', '.join(HEADS)}, got {self.head!r}")
         if self.channels < 0 or self.blocks < -1:
             raise ValueError("channels and blocks must not be negative")
 
@@ -76,6 +89,7 @@ class PolicyValueNet(nn.Module):
     channels: int = 32
     blocks: int = 3
     dtype: jnp.dtype = jnp.float32
+    head: str = "dense"
 
     @nn.compact
     def __call__(self, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -83,11 +97,28 @@ class PolicyValueNet(nn.Module):
         for _ in range(self.blocks):
             x = _ResidualBlock(self.channels, self.dtype)(x)
         batch = x.shape[0]
+        if self.head == "pooled":
+            return self._pooled_heads(x)
         policy = nn.relu(nn.Conv(2, (1, 1), dtype=self.dtype)(x)).reshape(batch, -1)
         logits = nn.Dense(self.num_actions, dtype=self.dtype)(policy)
         value = nn.relu(nn.Conv(1, (1, 1), dtype=self.dtype)(x)).reshape(batch, -1)
         value = nn.relu(nn.Dense(max(self.channels, 16), dtype=self.dtype)(value))
         value = jnp.tanh(nn.Dense(1, dtype=self.dtype)(value))[:, 0]
+        return logits.astype(jnp.float32), value.astype(jnp.float32)
+
+    def _pooled_heads(self, x):
+        batch, height, width, _ = x.shape
+        pooled = jnp.concatenate([x.mean(axis=(1, 2)), x.max(axis=(1, 2))], axis=-1)
+        cells = nn.Conv(1, (1, 1), dtype=self.dtype, name="policy_cells")(x)
+        logits = cells.reshape(batch, height * width)
+        extra = self.num_actions - height * width  # pass, swap: the same count at every size
+        if extra:
+            extra_logits = nn.Dense(extra, dtype=self.dtype, name="policy_extra")(pooled)
+            logits = jnp.concatenate([logits, extra_logits], axis=-1)
+        value = nn.relu(
+            nn.Dense(max(self.channels, 16), dtype=self.dtype, name="value_hidden")(pooled)
+        )
+        value = jnp.tanh(nn.Dense(1, dtype=self.dtype, name="value_out")(value))[:, 0]
         return logits.astype(jnp.float32), value.astype(jnp.float32)
 
 
@@ -98,6 +129,7 @@ def make_network(config: NetworkConfig, num_actions: int) -> PolicyValueNet:
         channels=channels,
         blocks=blocks,
         dtype=jnp.bfloat16 if config.compute_dtype == "bfloat16" else jnp.float32,
+        head=config.head,
     )
 
 

@@ -10,6 +10,7 @@ flag (`--optimizer.learning_rate 3e-4`, `--selfplay_games 256`, `--n_step 3`).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import pathlib
 import sys
@@ -60,6 +61,10 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     suffix = "" if trainer is algorithms.ALPHAZERO else f"-{trainer.name}"
     parser.add_argument("--workdir", default=None, help=f"default: runs/<game><board>{suffix}")
     parser.add_argument("--resume", action="store_true", help="continue the run in --workdir")
+    if any(f.name == "init_from" for f in dataclasses.fields(config_type)):
+        parser.add_argument("--init-from", dest="init_from", metavar="RUN",
+                            help="start from RUN's newest network (another board size needs "
+                            "--network.head pooled in both); a fresh optimizer")  # fmt: skip
     parser.add_argument(
         "--step",
         type=int,
@@ -107,6 +112,8 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
         "search.num_simulations": getattr(args, "simulations", None),
     }
     overrides.update({k: v for k, v in shortcuts.items() if v is not None})
+    if overrides.get("init_from"):  # recorded in config.json as the absolute path
+        overrides["init_from"] = str(pathlib.Path(overrides["init_from"]).resolve())
     given = dict(overrides)  # before the defaults that --game brings
     if args.game and args.board is None:
         overrides["game.size"] = DEFAULT_SIZES[args.game]

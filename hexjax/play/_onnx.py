@@ -19,9 +19,14 @@ import numpy as np
 
 OPSET = 17
 IR_VERSION = 8
-# Flax's parameter names for PolicyValueNet: the stem, the policy and value 1x1 convolutions,
-# the policy dense layer and the value head's two dense layers.
-_HEADS = ("Conv_0", "Conv_1", "Conv_2", "Dense_0", "Dense_1", "Dense_2")
+# Flax's parameter names for PolicyValueNet's heads besides the stem ("Conv_0") and the blocks.
+# The dense head: the policy and value 1x1 convolutions, the policy dense layer and the value
+# head's two dense layers. The pooled head: the cells' 1x1 convolution, the extra actions'
+# dense layer (games with pass or swap only) and the value's two dense layers.
+_HEADS = {
+    "dense": {"Conv_1", "Conv_2", "Dense_0", "Dense_1", "Dense_2"},
+    "pooled": {"policy_cells", "value_hidden", "value_out"},
+}
 
 
 def policy_value_model(params, observation_shape, num_actions: int, *, name: str):
@@ -32,7 +37,7 @@ def policy_value_model(params, observation_shape, num_actions: int, *, name: str
     from onnx import TensorProto, helper, numpy_helper
 
     params = _float32_numpy(params)
-    blocks = _check_layers(params, observation_shape, num_actions)
+    head, blocks = _check_layers(params, observation_shape, num_actions)
     nodes, weights = [], []
 
     def op(kind, inputs, **attributes):
@@ -71,13 +76,24 @@ def policy_value_model(params, observation_shape, num_actions: int, *, name: str
         y = op("Relu", [conv(x, block["Conv_0"], f"block{i}.conv0")])
         y = conv(y, block["Conv_1"], f"block{i}.conv1")
         x = op("Relu", [op("Add", [x, y])])
-    # POLICY HEAD
-    policy = flatten(op("Relu", [conv(x, params["Conv_1"], "policy.conv")]))
-    logits = dense(policy, params["Dense_0"], "policy.dense")
-    # VALUE HEAD
-    value = flatten(op("Relu", [conv(x, params["Conv_2"], "value.conv")]))
-    value = op("Relu", [dense(value, params["Dense_1"], "value.hidden")])
-    value = op("Tanh", [dense(value, params["Dense_2"], "value.out")])
+    if head == "dense":
+        # POLICY HEAD
+        policy = flatten(op("Relu", [conv(x, params["Conv_1"], "policy.conv")]))
+        logits = dense(policy, params["Dense_0"], "policy.dense")
+        # VALUE HEAD
+        value = flatten(op("Relu", [conv(x, params["Conv_2"], "value.conv")]))
+        value = op("Relu", [dense(value, params["Dense_1"], "value.hidden")])
+        value = op("Tanh", [dense(value, params["Dense_2"], "value.out")])
+    else:
+        # POOLED HEADS: mean and max over the board, [batch, 2 * channels]
+        pooled = op("Concat", [op("GlobalAveragePool", [x]), op("GlobalMaxPool", [x])], axis=1)
+        pooled = op("Reshape", [pooled, batch_rows])
+        logits = flatten(conv(x, params["policy_cells"], "policy.cells"))
+        if "policy_extra" in params:
+            extra = dense(pooled, params["policy_extra"], "policy.extra")
+            logits = op("Concat", [logits, extra], axis=1)
+        value = op("Relu", [dense(pooled, params["value_hidden"], "value.hidden")])
+        value = op("Tanh", [dense(value, params["value_out"], "value.out")])
     value = op("Reshape", [value, const("shape.batch", np.array([-1], np.int64))])
     nodes.append(helper.make_node("Identity", [logits], ["logits"], name="logits"))
     nodes.append(helper.make_node("Identity", [value], ["value"], name="value"))
@@ -110,11 +126,15 @@ def _float32_numpy(params):
     return np.asarray(params, np.float32)
 
 
-def _check_layers(params, observation_shape, num_actions: int) -> int:
-    """The number of residual blocks; ValueError unless `params` has exactly PolicyValueNet's
-    layers for this observation shape and action count."""
+def _check_layers(params, observation_shape, num_actions: int) -> tuple[str, int]:
+    """The head ("dense" or "pooled") and the number of residual blocks; ValueError unless
+    `params` has exactly PolicyValueNet's layers for this observation shape and action count."""
     blocks = sum(key.startswith("_ResidualBlock_") for key in params)
-    expected = {*_HEADS, *(f"_ResidualBlock_{i}" for i in range(blocks))}
+    trunk = {"Conv_0", *(f"_ResidualBlock_{i}" for i in range(blocks))}
+    head = "pooled" if "policy_cells" in params else "dense"
+    expected = trunk | _HEADS[head]
+    if head == "pooled" and "policy_extra" in params:
+        expected.add("policy_extra")
     if set(params) != expected:
         raise ValueError(
             f"the parameters are not hexjax's policy-value network: layers {sorted(params)}"
@@ -123,7 +143,13 @@ def _check_layers(params, observation_shape, num_actions: int) -> int:
     if params["Conv_0"]["kernel"].shape[2] != planes:
         raise ValueError(f"the network reads {params['Conv_0']['kernel'].shape[2]} planes, "
                          f"the game observes {planes}")  # fmt: skip
-    if params["Dense_0"]["kernel"].shape[1] != num_actions:
-        raise ValueError(f"the network scores {params['Dense_0']['kernel'].shape[1]} actions, "
-                         f"the game has {num_actions}")  # fmt: skip
-    return blocks
+    cells = observation_shape[0] * observation_shape[1]
+    if head == "dense":
+        scored = params["Dense_0"]["kernel"].shape[1]
+    else:
+        scored = cells + (
+            params["policy_extra"]["kernel"].shape[1] if "policy_extra" in params else 0
+        )
+    if scored != num_actions:
+        raise ValueError(f"the network scores {scored} actions, the game has {num_actions}")
+    return head, blocks

@@ -139,6 +139,22 @@ class Agent:
         trained = restore.load_agent(workdir, step, algorithm="alphazero")
         return cls(trained.config, trained.params, trained.source)
 
+    def at_size(self, size: int) -> Agent:
+        """The same network on another board size of its game: a size-free (pooled head)
+        network only; ValueError otherwise, or for a size the game does not take."""
+        here = self.config.game.size
+        if size == here:
+            return self
+        if self.config.network.head != "pooled":
+            raise ValueError(f"{self.source} has the dense head, whose layers fit {here}x{here} "
+                             "only; a network trained with --network.head pooled plays every "
+                             "size")  # fmt: skip
+        game = dataclasses.replace(self.config.game, size=size)
+        game.make()  # the game's own message for a size it does not take
+        config = dataclasses.replace(self.config, game=game)
+        source = f"{self.source} at {size}x{size}"
+        return Agent(config, self.params, source, self.default_simulations)
+
     def move(self, state: State, simulations: int | None = None,
              progress: Callable[[int, int], None] | None = None) -> AgentMove:  # fmt: skip
         """Search `state` (not over) and return the move to play with its policy and value.

@@ -207,6 +207,8 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
     key = jax.random.key(config.seed)
     key, init_key, eval_key = jax.random.split(key, 3)
     state = jax.jit(init)(init_key)
+    if getattr(config, "init_from", "") and not options.resume:
+        state = state.replace(params=restore.starting_params(config.init_from, state.params))
     if mesh is not None:
         state = sharding.place(state, mesh, trainer.shardings)
         # On every device: with several processes a key on one device cannot be saved.

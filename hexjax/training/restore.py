@@ -18,6 +18,7 @@ import pathlib
 import sys
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from hexjax.alphazero import network as network_lib
@@ -73,6 +74,33 @@ def restore_trained(workdir, step: int | None = None):
     if restored.skipped:
         print(restored.warning(path), file=sys.stderr)
     return trainer, config, restored.state, restored.meta
+
+
+def starting_params(origin, params):
+    """The newest network of the AlphaZero run in `origin`, to start another run whose fresh
+    parameters are `params` (same structure and shapes required: a run on another board size
+    needs the size-free pooled head in both); ValueError naming the first mismatch."""
+    trainer, _, state, _ = restore_trained(origin)
+    if trainer is not algorithms.ALPHAZERO:
+        raise ValueError(f"--init-from {origin}: a {trainer.name} run; only an AlphaZero run's "
+                         "network can start another")  # fmt: skip
+    theirs = dict(jax.tree_util.tree_flatten_with_path(state.params)[0])
+    ours = dict(jax.tree_util.tree_flatten_with_path(params)[0])
+    hint = ("; a dense head's layers fit one board size: train both runs with "
+            "--network.head pooled to carry a network across sizes")  # fmt: skip
+    for path in sorted(ours.keys() | theirs.keys(), key=jax.tree_util.keystr):
+        name = jax.tree_util.keystr(path)
+        if path not in theirs or path not in ours:
+            where = "here" if path not in theirs else f"in {origin}"
+            raise ValueError(f"--init-from {origin}: its network does not fit this run's: "
+                             f"layer {name} only {where}{hint}")  # fmt: skip
+        if theirs[path].shape != ours[path].shape:
+            raise ValueError(
+                f"--init-from {origin}: its network does not fit this run's: layer {name} is "
+                f"{tuple(theirs[path].shape)} there, {tuple(ours[path].shape)} here{hint}"
+            )
+    return jax.tree.map(lambda fresh, trained: jnp.asarray(trained, fresh.dtype), params,
+                        state.params)  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)

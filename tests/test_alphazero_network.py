@@ -1,0 +1,109 @@
+"""The policy-value network's two heads: the dense head fits one board size; the pooled head's
+parameters fit every size of their game, its cell logits depend only on the cells' surroundings,
+and an agent and a training run carry it from one size to another."""
+
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import hexjax
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero.iteration import PRESETS, TrainConfig
+from hexjax.commands import train
+from hexjax.games import GameConfig
+from hexjax.play import Agent
+from hexjax.training import restore
+
+POOLED = network_lib.NetworkConfig("tiny", head="pooled")
+
+
+def _shapes(config, game):
+    net = network_lib.make_network(config, game.num_actions)
+    shapes = jax.eval_shape(
+        lambda key: network_lib.init_params(net, key, game.observation_shape), jax.random.key(0)
+    )
+    return jax.tree.map(lambda x: x.shape, shapes)
+
+
+@pytest.mark.parametrize(
+    "name, sizes, options",
+    [("gomoku", (9, 15), {}), ("hex", (5, 11), {"swap": True}), ("othello", (6, 10), {})],
+)
+def test_pooled_parameters_are_the_same_at_every_size(name, sizes, options):
+    small, large = (hexjax.make(name, size=size, **options) for size in sizes)
+    assert _shapes(POOLED, small) == _shapes(POOLED, large)
+    dense = network_lib.NetworkConfig("tiny")
+    assert _shapes(dense, small) != _shapes(dense, large)  # its dense layers grow with the board
+
+
+def test_pooled_cell_logits_depend_only_on_the_cells_around():
+    """One block of two 3x3 convolutions after a 3x3 stem sees 3 cells around: a cell 3 or more
+    from every edge scores the same on a 9x9 and a 15x15 board with the same stones around it."""
+    small, large = hexjax.make("gomoku", size=9), hexjax.make("gomoku", size=15)
+    net = network_lib.make_network(POOLED, small.num_actions)
+    params = network_lib.init_params(net, jax.random.key(1), small.observation_shape)
+    params = jax.tree.map(lambda x: x + 0.3 * jax.random.normal(jax.random.key(2), x.shape), params)
+    moves = [(4, 4), (3, 5), (5, 5), (4, 3)]  # around the 9x9 centre; +3 rows and columns on 15
+    state9 = small.from_moves([r * 9 + c for r, c in moves])
+    state15 = large.from_moves([(r + 3) * 15 + (c + 3) for r, c in moves])
+    logits9, _ = network_lib.apply(net, params, small.observe(state9)[None])
+    large_net = network_lib.make_network(POOLED, large.num_actions)
+    logits15, _ = network_lib.apply(large_net, params, large.observe(state15)[None])
+    inner = [(r, c) for r in range(3, 6) for c in range(3, 6)]
+    ours = np.array([logits9[0, r * 9 + c] for r, c in inner])
+    theirs = np.array([logits15[0, (r + 3) * 15 + (c + 3)] for r, c in inner])
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
+    assert np.ptp(ours) > 1e-3  # not a constant that would match anyway
+
+
+def test_one_pooled_network_plays_two_sizes():
+    game_config = GameConfig("hex", 5, swap=True)
+    game = game_config.make()
+    config = TrainConfig(game=game_config, network=POOLED)
+    net = network_lib.make_network(POOLED, game.num_actions)
+    params = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
+    agent = Agent(config, params, "a pooled network")
+    for size in (5, 7):
+        player = agent.at_size(size)
+        state = player.game.from_moves("a1")
+        found = player.move(state, simulations=4)
+        assert found.policy.shape == (size * size + 1,)  # the cells and the swap
+        assert bool(state.legal_action_mask[found.action])
+    with pytest.raises(ValueError, match="size"):
+        agent.at_size(1)
+
+
+def test_the_dense_head_stays_on_its_size():
+    agent = Agent.shipped("hex", size=7)
+    assert agent.at_size(7) is agent
+    with pytest.raises(ValueError, match="dense head, whose layers fit 7x7 only"):
+        agent.at_size(9)
+
+
+TINY = ["--preset", "tiny", "--game", "gomoku", "--iterations", "1", "--eval-every", "0",
+        "--quiet"]  # fmt: skip
+
+
+def test_a_run_starts_from_another_sizes_network(tmp_path, capsys):
+    origin, grown, refused = tmp_path / "seven", tmp_path / "nine", tmp_path / "dense"
+    pooled = ["--network.head", "pooled"]
+    # Another seed than the new run's: equal parameters can only have come from the origin.
+    argv = [*TINY, *pooled, "--board", "7", "--seed", "1", "--workdir", str(origin)]
+    assert train.main(argv) == 0
+    argv = [*TINY, *pooled, "--board", "9", "--init-from", str(origin), "--workdir", str(grown)]
+    assert train.main(argv) == 0
+    assert json.loads((grown / "config.json").read_text())["init_from"] == str(origin.resolve())
+    _, _, first, _ = restore.restore_trained(origin)
+    _, config, second, _ = restore.restore_trained(grown)
+    assert config.game.size == 9 and int(second.updates) == 0  # no step yet: the start itself
+    same = jax.tree.map(lambda a, b: bool(jnp.array_equal(a, b)), first.params, second.params)
+    assert all(jax.tree.leaves(same))
+    assert PRESETS["tiny"].init_from == ""
+    # A dense-head run cannot take it: the message names the layer and the way out.
+    argv = [*TINY, "--board", "9", "--init-from", str(origin), "--workdir", str(refused)]
+    assert train.main(argv) == 2
+    error = capsys.readouterr().err
+    assert "its network does not fit this run's" in error and "--network.head pooled" in error
