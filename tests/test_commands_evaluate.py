@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from hexjax.commands import evaluate as evaluate_command
+from hexjax.commands import search_scaling
 from hexjax.commands import train as train_command
 from hexjax.evaluation import arena
 
@@ -234,3 +235,14 @@ def test_a_weak_colour_leads_the_headline():
     summary = arena.summarize([1] * 40 + [1] * 10 + [0] * 30)
     line = evaluate_command.colour_headline(summary)
     assert line.startswith("as White only 25.0% [14.2, 40.2], as Black 100.0% [91.2, 100.0]")
+
+
+def test_search_scaling_runs_the_evaluation_at_each_count(tiny_run, tmp_path, capsys):
+    argv = ["--counts", "1", "2", "--out", str(tmp_path), "--",
+            "--checkpoint", str(tiny_run), "--games", "2"]  # fmt: skip
+    assert search_scaling.main(argv) == 0
+    for count in (1, 2):
+        record = json.loads((tmp_path / f"simulations-{count}.json").read_text())
+        assert record["simulations"] == count and record["results"]["random"]["games"] == 2
+    table = capsys.readouterr().out.split("simulations  opponent")[1].splitlines()
+    assert [line.split()[:2] for line in table[1:]] == [["1", "random"], ["2", "random"]]
