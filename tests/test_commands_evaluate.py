@@ -216,6 +216,7 @@ def test_a_corrupt_checkpoint_gets_one_line_and_the_newest_readable_plays(tmp_pa
     assert "Event loop is closed" not in fallback.stderr
 
 
+@pytest.mark.slow  # the shipped hex7's network and search, compiled: over a minute on 2 busy cores
 def test_solved_openings_of_the_shipped_hex7_and_a_model_elsewhere(tmp_path, capsys):
     out = tmp_path / "solved.json"
     argv = ["--model", "hex7", "--solved-openings", "--simulations", "2", "--out", str(out)]
@@ -238,11 +239,11 @@ def test_a_weak_colour_leads_the_headline():
 
 
 def test_search_scaling_runs_the_evaluation_at_each_count(tiny_run, tmp_path, capsys):
-    argv = ["--counts", "1", "2", "--out", str(tmp_path), "--",
+    # One count keeps it quick: the loop over counts is the evaluation run again.
+    argv = ["--counts", "2", "--out", str(tmp_path), "--",
             "--checkpoint", str(tiny_run), "--games", "2"]  # fmt: skip
     assert search_scaling.main(argv) == 0
-    for count in (1, 2):
-        record = json.loads((tmp_path / f"simulations-{count}.json").read_text())
-        assert record["simulations"] == count and record["results"]["random"]["games"] == 2
+    record = json.loads((tmp_path / "simulations-2.json").read_text())
+    assert record["simulations"] == 2 and record["results"]["random"]["games"] == 2
     table = capsys.readouterr().out.split("simulations  opponent")[1].splitlines()
-    assert [line.split()[:2] for line in table[1:]] == [["1", "random"], ["2", "random"]]
+    assert [line.split()[:2] for line in table[1:]] == [["2", "random"]]
