@@ -8,7 +8,7 @@ import pytest
 
 import hexjax
 from hexjax.alphazero import network as network_lib
-from hexjax.alphazero.search import SearchConfig, make_search
+from hexjax.alphazero.search import SearchConfig, considered_actions, make_search
 
 
 class IllegalLover(nn.Module):
@@ -112,3 +112,27 @@ def test_discount_outside_zero_to_one_is_refused():
     for bad in (0.0, -0.5, 1.5):
         with pytest.raises(ValueError, match="discount"):
             SearchConfig(discount=bad)
+
+
+def test_considered_actions_grow_with_the_simulations():
+    # Danihelka et al. 2022 consider 16 actions with 200 simulations in Go; 64 keeps the
+    # training's 8, so play at the default count is unchanged.
+    assert considered_actions(200) == 16
+    assert considered_actions(64) == 8
+    for simulations in (16, 64, 256, 1024, 4096):
+        m = considered_actions(simulations)
+        rounds = m.bit_length() - 1  # log2(m) rounds of sequential halving
+        assert m & (m - 1) == 0  # a power of two
+        # each action gets at least 2 visits in the first round, and twice as many would not
+        assert simulations / (m * rounds) >= 2
+        assert simulations / (2 * m * (rounds + 1)) < 2
+
+
+def test_the_play_search_scales_unless_told_and_switches_to_puct():
+    trained = SearchConfig(num_simulations=16, max_considered_actions=8)
+    assert trained.deterministic().max_considered_actions == 8  # never below the training's
+    assert trained.deterministic(1024).max_considered_actions == 64
+    assert trained.deterministic(1024, considered_actions=4).max_considered_actions == 4
+    puct = trained.deterministic(256, policy="puct")
+    assert (puct.policy, puct.num_simulations, puct.gumbel_scale) == ("puct", 256, 0.0)
+    assert (puct.dirichlet_fraction, puct.temperature_plies) == (0.0, 0)  # the best move

@@ -9,7 +9,9 @@ import sys
 import pytest
 
 from hexjax.commands import evaluate as evaluate_command
+from hexjax.commands import search_scaling
 from hexjax.commands import train as train_command
+from hexjax.evaluation import arena
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +71,10 @@ def test_one_step_writes_its_record_and_shows_progress_while_it_plays(tiny_run, 
         (["--position", "a1 a1"], "a1"),
         (["--openings", "/nonexistent/openings.txt"], "/nonexistent/openings.txt"),
         (["--sgf", "out", "--elo"], "--sgf writes the matches against --opponent"),
+        (["--solved-openings"], "--solved-openings applies to hex 7x7 without swap only"),
+        (["--solved-openings", "--games", "4"], "--games applies to arena games, not to --solved"),
+        (["--search", "puct", "--considered-actions", "4"], "not to --search puct"),
+        (["--considered-actions", "0"], "--considered-actions must be at least 1"),
     ],
 )
 def test_bad_input_gets_a_message_and_exit_code_2(tiny_run, argv, message, capsys):
@@ -208,3 +214,36 @@ def test_a_corrupt_checkpoint_gets_one_line_and_the_newest_readable_plays(tmp_pa
     # The process that goes on playing hears no more of the abandoned reads. (One that exits
     # at once can still get TensorStore's late callbacks printed during interpreter shutdown.)
     assert "Event loop is closed" not in fallback.stderr
+
+
+@pytest.mark.slow  # the shipped hex7's network and search, compiled: over a minute on 2 busy cores
+def test_solved_openings_of_the_shipped_hex7_and_a_model_elsewhere(tmp_path, capsys):
+    out = tmp_path / "solved.json"
+    argv = ["--model", "hex7", "--solved-openings", "--simulations", "2", "--out", str(out)]
+    assert evaluate_command.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "search: gumbel, 2 simulations, 8 considered" in printed
+    record = json.loads(out.read_text())
+    assert record["model"] == "hex7" and record["checkpoint"] is None
+    for result in record["solved_openings"].values():  # the network's and the search's value
+        assert result["openings"] == 49 and result["winning"] == 27
+        assert result["correct"] + len(result["wrong"]) == 49
+    assert (tmp_path / "plots" / "first_move.png").exists()  # beside --out, not in a run
+
+
+def test_a_weak_colour_leads_the_headline():
+    # 40 of 40 as Black, 10 of 40 as White: the 95% intervals are far apart.
+    summary = arena.summarize([1] * 40 + [1] * 10 + [0] * 30)
+    line = evaluate_command.colour_headline(summary)
+    assert line.startswith("as White only 25.0% [14.2, 40.2], as Black 100.0% [91.2, 100.0]")
+
+
+def test_search_scaling_runs_the_evaluation_at_each_count(tiny_run, tmp_path, capsys):
+    # One count keeps it quick: the loop over counts is the evaluation run again.
+    argv = ["--counts", "2", "--out", str(tmp_path), "--",
+            "--checkpoint", str(tiny_run), "--games", "2"]  # fmt: skip
+    assert search_scaling.main(argv) == 0
+    record = json.loads((tmp_path / "simulations-2.json").read_text())
+    assert record["simulations"] == 2 and record["results"]["random"]["games"] == 2
+    table = capsys.readouterr().out.split("simulations  opponent")[1].splitlines()
+    assert [line.split()[:2] for line in table[1:]] == [["2", "random"]]

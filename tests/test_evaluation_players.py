@@ -106,8 +106,22 @@ def test_summary_counts_and_colours():
         "high": pytest.approx(high),
         "as_black": 1.0,  # the first half of an arena's games
         "as_white": 0.25,
+        "black_low": pytest.approx(_wilson_by_quadratic(1.0, 2)[0]),
+        "black_high": pytest.approx(_wilson_by_quadratic(1.0, 2)[1]),
+        "white_low": pytest.approx(_wilson_by_quadratic(0.25, 2)[0]),
+        "white_high": pytest.approx(_wilson_by_quadratic(0.25, 2)[1]),
+        "colours_differ": False,  # two games a colour: the intervals overlap
     }
     assert 0 < low < 0.625 < high < 1
+
+
+def test_colours_differ_when_their_intervals_are_apart():
+    # 40 wins as Black and 10 of 40 as White: Wilson [91.2, 100] and [14.2, 40.2], apart.
+    summary = arena.summarize([1] * 40 + [1] * 10 + [0] * 30)
+    assert summary["colours_differ"]
+    assert summary["black_low"] > summary["white_high"]
+    # 30 and 25 of 40: [59.8, 85.8] and [47.0, 75.8] overlap.
+    assert not arena.summarize([1] * 30 + [0] * 10 + [1] * 25 + [0] * 15)["colours_differ"]
 
 
 def test_arena_records_replay_to_the_scores_and_openings_come_in_colour_pairs():

@@ -14,7 +14,7 @@ from support.play_models import make_tiny_model
 import hexjax
 from hexjax.commands import play as play_command
 from hexjax.play import Agent, AgentMove, Agents, Match, ModelError, MoveError, models
-from hexjax.play.agent import MAX_SIMULATIONS, simulation_count
+from hexjax.play.agent import MAX_SIMULATIONS, search_choices, simulation_count
 from hexjax.play.terminal import TerminalGame, draw
 
 
@@ -169,6 +169,19 @@ def test_the_agent_compiles_once_per_simulation_count(hex_agent):
         match.play(move)
         assert hex_agent.move(match.state, simulations=3).simulations == 2
     assert first.simulations == 2 and hex_agent.prepare(3) is search
+
+
+def test_the_agent_searches_as_its_flags_say(model_dir):
+    default = Agent.load("hex", 4, model_dir=model_dir)
+    assert default.search_config(1024).max_considered_actions == 64  # grows with the count
+    assert default.search_config(1000).num_simulations == 512  # rounded down
+    chosen = Agents(model_dir=model_dir, considered_actions=4).get("hex", 4)
+    assert chosen.search_config(1024).max_considered_actions == 4
+    puct = Agent.load("hex", 4, model_dir=model_dir, search_policy="puct")
+    assert puct.search_config(64).policy == "puct"
+    flags = play_command.parse(["--search", "puct", "--considered-actions", "4"])
+    with pytest.raises(ValueError, match="not to --search puct"):
+        search_choices(flags)
 
 
 def test_a_search_reports_progress_and_stops_on_ctrl_c(model_dir):

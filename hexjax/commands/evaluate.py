@@ -1,9 +1,10 @@
 """Evaluate a trained agent in the arena: `python experiments/evaluate.py --checkpoint runs/hex7
---opponent mcts:1000 --games 200`.
+--opponent mcts:1000 --games 200` (or `--model hex7`: a shipped model).
 
 Opponents by spec: `random`, `greedy`, `mcts:N` (UCT with random playouts, N simulations per move),
 `checkpoint:PATH[@STEP]` (another run's agent, as it plays). An AlphaZero agent searches
-`--simulations` per move deterministically (Gumbel without noise); a DQN or PPO run's agent
+`--simulations` per move deterministically (Gumbel without noise, its considered actions growing
+with the count unless `--considered-actions N`; `--search puct` for PUCT); a DQN or PPO run's agent
 (train_dqn.py, train_ppo.py) plays its network's best legal action, without search. Games alternate
 colours, and each opening (`--opening-plies` random plies, the lines of an `--openings` file, or
 `--openings first-moves`: every legal first move) is played once with each colour. Prints a
@@ -12,9 +13,10 @@ table and writes JSON (default: <checkpoint>/evaluation.json); `--records` keeps
 an SGF file (DIR/<opponent>-N.sgf; Hex and Gomoku). `--all-steps` evaluates
 every kept checkpoint of the run and draws the score against training minutes
 (<checkpoint>/plots/curve.png). `--elo` plays a round robin between every kept checkpoint and the
-opponents and fits Elo ratings, random = 0 (<checkpoint>/plots/elo.png). Every evaluation also
-draws the agent's policy and value on the first move (plots/first_move.png) and on each `--position
-MOVES` (plots/position_K.png).
+opponents and fits Elo ratings, random = 0 (<checkpoint>/plots/elo.png). `--solved-openings`
+(Hex 7x7): on how many of the 49 first moves the value's sign agrees with the published
+solution. Every evaluation also draws the agent's policy and value on the first move
+(plots/first_move.png) and on each `--position MOVES` (plots/position_K.png).
 """
 
 from __future__ import annotations
@@ -30,10 +32,23 @@ import jax.numpy as jnp
 import numpy as np
 
 from hexjax import sharding
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero import search as search_lib
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.base import Entrant
-from hexjax.evaluation import arena, elo, hex_solver, players, plots, puzzles, sgf, tournament
+from hexjax.evaluation import (
+    arena,
+    elo,
+    hex_solver,
+    players,
+    plots,
+    puzzles,
+    sgf,
+    solved_openings,
+    tournament,
+)
 from hexjax.games import applies_only
+from hexjax.play import models
 from hexjax.training import restore
 from hexjax.training.checkpoint import CheckpointError
 from hexjax.training.progress import ProgressLine
@@ -41,7 +56,7 @@ from hexjax.training.restore import TrainedAgent
 
 FIRST_MOVES = "first-moves"  # --openings: every legal first move
 DEFAULT_GAMES = 200
-# The flags of the arena games, which the puzzles (fixed positions, no games) do not play.
+# The flags of the arena games, which the fixed positions (puzzles, solved openings) do not play.
 _ARENA_FLAGS = ("games", "opening_plies", "openings", "records")
 
 
@@ -49,12 +64,27 @@ def _at_step(args, latest: TrainedAgent, steps, step) -> TrainedAgent:
     """The agent at a kept step; the latest one is restored once, in `main`."""
     if step == steps[-1]:
         return latest
-    return restore.load_agent(args.checkpoint, step, args.simulations)
+    return _load(args, step)
+
+
+def _search_options(args) -> dict:
+    return {"considered_actions": args.considered_actions, "search_policy": args.search}
+
+
+def _load(args, step) -> TrainedAgent:
+    """The agent to evaluate: a run's checkpoint at `step`, or the shipped model --model."""
+    if args.model:
+        return models.trained_agent(args.model, args.simulations, **_search_options(args))
+    return restore.load_agent(args.checkpoint, step, args.simulations, **_search_options(args))
 
 
 def _parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoint", required=True, help="a run's workdir")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--checkpoint", help="a run's workdir")
+    source.add_argument(
+        "--model", help="a shipped model by name (hex7, gomoku9, ...); output in evaluations/NAME"
+    )
     parser.add_argument("--step", type=int, help="checkpoint step (default: the newest readable)")
     parser.add_argument(
         "--all-steps", action="store_true", help="every kept checkpoint, and the curve"
@@ -63,6 +93,16 @@ def _parse(argv):
     parser.add_argument("--games", type=int, help=f"a match (default {DEFAULT_GAMES})")
     parser.add_argument(
         "--simulations", type=int, help=f"the agent's search (default {PLAY_SIMULATIONS})"
+    )
+    parser.add_argument(
+        "--considered-actions",
+        type=int,
+        help="Gumbel: root actions the agent considers (default: grows with --simulations)",
+    )
+    parser.add_argument(
+        "--search",
+        choices=("gumbel", "puct"),
+        help="the agent's search (default: the one it trained with)",
     )
     parser.add_argument(
         "--opening-plies",
@@ -90,6 +130,11 @@ def _parse(argv):
         help="the Gomoku tactics suite: solved share per category",
     )
     parser.add_argument(
+        "--solved-openings",
+        action="store_true",
+        help="hex 7x7: the value's sign on the 49 first moves against the published solution",
+    )
+    parser.add_argument(
         "--position", action="append", default=[], help="moves of a position to draw; repeatable"
     )
     parser.add_argument("--seed", type=int, default=0)
@@ -109,12 +154,24 @@ def _parse(argv):
         raise ValueError(f"--games must be even and at least 2, got {args.games}")
     if args.cpu_devices is not None and args.cpu_devices < 1:
         raise ValueError(f"--cpu-devices must be at least 1, got {args.cpu_devices}")
-    if sum((args.all_steps, args.elo, args.solver_accuracy, args.puzzles)) > 1:
+    modes = (args.all_steps, args.elo, args.solver_accuracy, args.puzzles, args.solved_openings)
+    if sum(modes) > 1:
         raise ValueError(
-            "--all-steps, --elo, --solver-accuracy and --puzzles are separate evaluations"
+            "--all-steps, --elo, --solver-accuracy, --puzzles and --solved-openings are separate "
+            "evaluations"
         )
     if (args.all_steps or args.elo) and args.step is not None:
         raise ValueError("give --step, or --all-steps / --elo (every kept checkpoint), not both")
+    if args.model and (args.all_steps or args.elo or args.step is not None):
+        raise ValueError("--step, --all-steps and --elo read a run's checkpoints, not a --model")
+    if args.considered_actions is not None and args.considered_actions < 1:
+        raise ValueError(f"--considered-actions must be at least 1, got {args.considered_actions}")
+    if args.considered_actions is not None and args.search == "puct":
+        raise ValueError("--considered-actions applies to the Gumbel search, not to --search puct")
+    # Where the JSON, plots and records go: the run's folder, or one for the model.
+    default_dir = pathlib.Path("evaluations") / args.model if args.model else args.checkpoint
+    args.workdir = pathlib.Path(args.out).parent if args.out and args.model else default_dir
+    args.workdir = pathlib.Path(args.workdir)
     if args.opening_plies is None:
         args.opening_plies = 0 if args.openings else 2
     if args.opening_plies < 0 or args.simulations < 1:
@@ -124,11 +181,12 @@ def _parse(argv):
 
 def _check_mode_flags(args) -> None:
     """Refuse flags the chosen evaluation would ignore."""
-    if args.puzzles:
+    fixed = "--puzzles" if args.puzzles else "--solved-openings" if args.solved_openings else None
+    if fixed:
         for name in _ARENA_FLAGS:
             if getattr(args, name) not in (None, False):
                 flag = "--" + name.replace("_", "-")
-                raise ValueError(f"{flag} applies to arena games, not to --puzzles")
+                raise ValueError(f"{flag} applies to arena games, not to {fixed}")
     if args.records and (args.elo or args.solver_accuracy):
         mode = "--elo" if args.elo else "--solver-accuracy"
         raise ValueError(f"--records applies to the matches against --opponent, not to {mode}")
@@ -144,12 +202,23 @@ def _check_game_flags(args, agent: TrainedAgent, specs) -> None:
         raise ValueError(applies_only("--solver-accuracy", [f"hex up to {size}x{size}"], game))
     if args.puzzles and game.name != "gomoku":
         raise ValueError(applies_only("--puzzles", ["gomoku"], game))
+    if args.solved_openings and not solved_openings.applies(game):
+        raise ValueError(applies_only("--solved-openings", ["hex 7x7 without swap"], game))
     if args.sgf:
         sgf.check_writable(game)
     searching_opponent = any(spec.startswith("checkpoint:") for spec in specs)
-    if args.simulations_given and not agent.algorithm.searches and not searching_opponent:
+    search_flags = [
+        flag
+        for flag, given in (
+            ("--simulations", args.simulations_given),
+            ("--considered-actions", args.considered_actions is not None),
+            ("--search", args.search is not None),
+        )
+        if given
+    ]
+    if search_flags and not agent.algorithm.searches and not searching_opponent:
         raise ValueError(
-            f"--simulations applies to agents that search; this {agent.algorithm.name} run "
+            f"{search_flags[0]} applies to agents that search; this {agent.algorithm.name} run "
             "plays its network's best move"
         )
 
@@ -162,6 +231,23 @@ def _print_row(label: str, summary: dict) -> None:
         f"{100 * summary['as_black']:>6.1f}% {100 * summary['as_white']:>6.1f}%  "
         f"{summary['seconds']}"
     )
+    if summary.get("colours_differ"):
+        print(f"  {colour_headline(summary)}")
+
+
+def colour_headline(summary: dict) -> str:
+    """The weaker colour first, for a match whose two colours' 95% intervals are apart: one
+    score would hide that the agent is weak on one side."""
+    colours = [
+        (summary[f"as_{c}"], c.capitalize(), summary[f"{c}_low"], summary[f"{c}_high"])
+        for c in ("black", "white")
+    ]
+    (weak, weak_name, weak_low, weak_high), (strong, strong_name, low, high) = sorted(colours)
+    return (
+        f"as {weak_name} only {100 * weak:.1f}% [{100 * weak_low:.1f}, {100 * weak_high:.1f}], "
+        f"as {strong_name} {100 * strong:.1f}% [{100 * low:.1f}, {100 * high:.1f}]: "
+        "the colours differ beyond their 95% intervals"
+    )
 
 
 def main(argv=None) -> int:
@@ -173,20 +259,30 @@ def main(argv=None) -> int:
         steps = restore.checkpoint_steps(args.checkpoint) if every_step else [args.step]
         if not steps:
             raise CheckpointError(f"no checkpoint in {args.checkpoint}")
-        latest = restore.load_agent(args.checkpoint, steps[-1], args.simulations)
+        latest = _load(args, steps[-1])
         game = latest.game
         specs = args.opponent or ["random"]
-        opponents = {spec: restore.opponent(spec, game, args.simulations) for spec in specs}
+        opponents = {
+            spec: restore.opponent(spec, game, args.simulations, **_search_options(args))
+            for spec in specs
+        }
         openings = _openings(args, game)
         positions = [game.from_moves(moves) for moves in args.position]
         _check_game_flags(args, latest, specs)
         if args.puzzles and any(spec.startswith("checkpoint:") for spec in specs):
             raise ValueError("--puzzles takes baseline opponents only (random, greedy, mcts:N)")
-    except (ValueError, CheckpointError, OSError) as error:
+    except (ValueError, CheckpointError, models.ModelError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    out_dir = pathlib.Path(args.checkpoint)
-    print(f"{game!r}, agent: {args.checkpoint} ({latest.label})")
+    out_dir = args.workdir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    print(f"{game!r}, agent: {args.checkpoint or latest.source} ({latest.label})")
+    if latest.search is not None:
+        search = latest.search
+        considered = (
+            "" if search.policy == "puct" else f", {search.max_considered_actions} considered"
+        )
+        print(f"search: {search.policy}, {search.num_simulations} simulations{considered}")
     try:
         if args.elo:
             record = _elo(args, latest, steps, opponents, openings, mesh)
@@ -194,6 +290,8 @@ def main(argv=None) -> int:
             record = _solver_accuracy(args, latest, opponents, openings, mesh)
         elif args.puzzles:
             record = _puzzles(args, latest, specs)
+        elif args.solved_openings:
+            record = _solved_openings(args, latest)
         else:
             record = _matches(args, latest, steps, opponents, openings, mesh)
     except CheckpointError as error:
@@ -235,8 +333,11 @@ def _openings(args, game):
 def _settings(args, game) -> dict:
     return {
         "checkpoint": args.checkpoint,
+        "model": args.model,
         "game": repr(game),
         "simulations": args.simulations,
+        "considered_actions": args.considered_actions,
+        "search": args.search,
         "opening_plies": args.opening_plies,
         "openings": args.openings,
         "games": args.games,
@@ -283,16 +384,17 @@ def _matches(args, latest: TrainedAgent, steps, opponents, openings, mesh) -> di
             _print_row(label, summary)
             if args.records:
                 name = f"{_file_name(spec)}" + (f"@{step}" if args.all_steps else "")
-                records = pathlib.Path(args.checkpoint) / "records" / f"{name}.txt"
+                records = args.workdir / "records" / f"{name}.txt"
                 records.parent.mkdir(parents=True, exist_ok=True)
                 arena.write_records(game, games.moves, records)
             if args.sgf:
                 stem = f"{_file_name(spec)}" + (f"@{step}" if args.all_steps else "")
-                name = f"{args.checkpoint} ({agent.label})" + (f" step {step}" if step else "")
+                who = args.checkpoint or agent.source
+                name = f"{who} ({agent.label})" + (f" step {step}" if step else "")
                 sgf.write_arena_games(game, games.moves, args.sgf, stem, name, spec)
         evaluations.append({"step": step, "minutes": round(agent.minutes, 2), "results": results})
     if args.all_steps:
-        plots.score_curve(evaluations, pathlib.Path(args.checkpoint) / "plots" / "curve.png")
+        plots.score_curve(evaluations, args.workdir / "plots" / "curve.png")
         return {**_settings(args, game), "evaluations": evaluations}
     return {**_settings(args, game), **evaluations[0]}
 
@@ -335,7 +437,7 @@ def _elo(args, latest: TrainedAgent, steps, opponents, openings, mesh) -> dict:
             for n in minutes
         ],
         {n: ratings.elo[n] for n in opponents},
-        pathlib.Path(args.checkpoint) / "plots" / "elo.png",
+        args.workdir / "plots" / "elo.png",
     )
     return {
         **_settings(args, game),
@@ -423,6 +525,33 @@ def _puzzles(args, latest: TrainedAgent, specs) -> dict:
         ]
         print(f"{name:<34} " + " ".join(f"{cell:>13}" for cell in cells))
     return {**_settings(args, latest.game), "puzzles": results}
+
+
+def _solved_openings(args, latest: TrainedAgent) -> dict:
+    """Hex 7x7: after each of the 49 first moves, does the value's sign (the network's, and the
+    agent's search's) say who wins as the published solution does?"""
+    game = latest.game
+    first_moves = jnp.arange(game.num_actions, dtype=jnp.int32)
+    states = jax.vmap(lambda a: game.step(game.new_state(), a))(first_moves)
+    _, network_values = jax.jit(network_lib.apply, static_argnums=0)(
+        latest.net, latest.params, jax.vmap(game.observe)(states)
+    )
+    values = {"network alone": network_values}
+    if latest.search is not None:
+        search = search_lib.make_search(game, latest.net, latest.search)
+        result = jax.jit(search)(latest.params, jax.random.key(args.seed), states)
+        values[f"agent ({latest.label})"] = result.value
+    print(f"{'value':<34} {'openings':>8} {'correct':>8} {'winning':>8}  wrong")
+    results = {}
+    for name, value in values.items():
+        result = solved_openings.score(np.asarray(value))
+        results[name] = result
+        wrong = " ".join(game.action_to_string(a) for a in result["wrong"]) or "-"
+        print(
+            f"{name:<34} {result['openings']:>8} {result['correct']:>8} "
+            f"{result['correct_winning']:>4}/{result['winning']:<3}  {wrong}"
+        )
+    return {**_settings(args, game), "solved_openings": results}
 
 
 def _file_name(spec: str) -> str:

@@ -14,7 +14,7 @@ from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import DEFAULT_SIZES, available_games, check_options
 from hexjax.games.gomoku import RULES
 from hexjax.play import models
-from hexjax.play.agent import Agent, add_agent_flags, positive_int
+from hexjax.play.agent import Agent, add_agent_flags, positive_int, search_choices
 from hexjax.play.terminal import TerminalGame
 from hexjax.training.checkpoint import CheckpointError
 
@@ -96,11 +96,12 @@ def main(argv=None) -> int:
             from hexjax.play import web  # the web extra: starlette, uvicorn
 
             web.serve(args.host, args.port, checkpoint=args.checkpoint, model=args.model,
-                      model_dir=args.model_dir, simulations=args.simulations)  # fmt: skip
+                      model_dir=args.model_dir, simulations=args.simulations,
+                      **search_choices(args))  # fmt: skip
             return 0
         agent = Agent.load(args.game, args.board, args.rule, bool(args.swap),
                            checkpoint=args.checkpoint, model=args.model,
-                           model_dir=args.model_dir)  # fmt: skip
+                           model_dir=args.model_dir, **search_choices(args))  # fmt: skip
         if args.checkpoint is not None or args.model is not None:
             _check_agent_game(args.game_flags, agent)
     except (models.ModelError, CheckpointError, ValueError) as error:

@@ -378,7 +378,8 @@ def wilson_interval(score: float, games: int, z: float = Z_95) -> tuple[float, f
 
 def summarize(scores) -> dict:
     """Wins, draws, losses, the mean score and its 95% Wilson score interval. For arena scores
-    (an even count, `first` Black in the first half) also the score with each colour."""
+    (an even count, `first` Black in the first half) also the score with each colour, its
+    interval, and whether the two intervals are apart (`colours_differ`)."""
     scores = np.asarray(scores, np.float64)
     count = len(scores)
     mean = float(scores.mean()) if count else 0.0
@@ -393,6 +394,13 @@ def summarize(scores) -> dict:
         "high": high,
     }
     if count and count % 2 == 0:
-        summary["as_black"] = float(scores[: count // 2].mean())
-        summary["as_white"] = float(scores[count // 2 :].mean())
+        for colour, half in (("black", scores[: count // 2]), ("white", scores[count // 2 :])):
+            summary[f"as_{colour}"] = float(half.mean())
+            interval = wilson_interval(float(half.mean()), len(half))
+            summary[f"{colour}_low"], summary[f"{colour}_high"] = interval
+        # The colours' intervals do not overlap: one score would hide a weak side.
+        summary["colours_differ"] = bool(
+            summary["black_high"] < summary["white_low"]
+            or summary["white_high"] < summary["black_low"]
+        )
     return summary

@@ -3,7 +3,8 @@
 `agent.move(state, simulations=64)` runs one compiled search and returns the chosen action, the
 search policy over all actions and the root value from the mover's view. The search is the
 deterministic evaluation form of the one the model was trained with (Gumbel MuZero: no Gumbel
-noise, best move).
+noise, best move), its considered actions growing with the count (`considered_actions` and
+`search_policy` override them: the front ends' `--considered-actions` and `--search`).
 
 Simulation counts are powers of two up to MAX_SIMULATIONS (a request is rounded down), so a
 front end compiles at most a dozen searches however its users ask; `prepare` compiles one ahead
@@ -94,8 +95,12 @@ class Agent:
     """A network and its search for one game. Build it with `shipped`, `from_model` or
     `from_checkpoint`; `move` is safe to call from several threads."""
 
-    def __init__(self, config, params, source: str, default_simulations: int = PLAY_SIMULATIONS):
+    def __init__(self, config, params, source: str, default_simulations: int = PLAY_SIMULATIONS,
+                 *, considered_actions: int | None = None,
+                 search_policy: str | None = None):  # fmt: skip
         self.config = config
+        # Passed to SearchConfig.deterministic with each count; None keeps its default.
+        self._search_choices = {"considered_actions": considered_actions, "policy": search_policy}
         self.game: Game = config.game.make()
         self.params = jax.device_put(params)
         self.source = source  # what was loaded, for messages ("shipped model hex7", a path)
@@ -111,15 +116,16 @@ class Agent:
 
     @classmethod
     def load(cls, game: str = "hex", size: int = 7, rule: str = "freestyle", swap: bool = False,
-             checkpoint=None, model: str | None = None, model_dir=models.MODELS_DIR):  # fmt: skip
+             checkpoint=None, model: str | None = None, model_dir=models.MODELS_DIR,
+             **search):  # fmt: skip
         """What the front ends' flags select: a run's `checkpoint`, else the model named `model`
-        (each plays its own game), else the shipped model for the game. Raises ModelError or
-        CheckpointError with a message."""
+        (each plays its own game), else the shipped model for the game; `search` as `Agent`
+        takes it. Raises ModelError or CheckpointError with a message."""
         if checkpoint is not None:
-            return cls.from_checkpoint(checkpoint)
+            return cls.from_checkpoint(checkpoint, **search)
         if model is None:
             model = models.find_model(game, size, rule, swap, model_dir).name
-        return cls.from_model(model, model_dir)
+        return cls.from_model(model, model_dir, **search)
 
     @classmethod
     def shipped(cls, game: str, size: int, rule: str = "freestyle", swap: bool = False):
@@ -127,17 +133,17 @@ class Agent:
         return cls.from_model(models.find_model(game, size, rule, swap).name)
 
     @classmethod
-    def from_model(cls, name: str, directory=models.MODELS_DIR):
+    def from_model(cls, name: str, directory=models.MODELS_DIR, **search):
         info, params = models.load(name, directory)
         shipped = pathlib.Path(directory).resolve() == models.MODELS_DIR.resolve()
         source = f"shipped model {name}" if shipped else f"model {name}"
-        return cls(info.config, params, source)
+        return cls(info.config, params, source, **search)
 
     @classmethod
-    def from_checkpoint(cls, workdir, step: int | None = None):
+    def from_checkpoint(cls, workdir, step: int | None = None, **search):
         """The network of a training run's checkpoint (default: the latest)."""
         trained = restore.load_agent(workdir, step, algorithm="alphazero")
-        return cls(trained.config, trained.params, trained.source)
+        return cls(trained.config, trained.params, trained.source, **search)
 
     def at_size(self, size: int) -> Agent:
         """The same network on another board size of its game: a size-free (pooled head)
@@ -225,7 +231,7 @@ class Agent:
         return simulation_count(simulations) in self._compiled
 
     def _compile(self, count: int):
-        config = self.config.search.deterministic(count)
+        config = self.search_config(count)
 
         def run_search(params, key, states, ticket):
             def tick():  # each simulation reports to the host: progress, and a way to stop
@@ -239,6 +245,12 @@ class Agent:
         example = _batch_of_one(self.game.new_state())
         lowered = jax.jit(run_search).lower(self.params, self._key, example, 0)
         return lowered.compile()
+
+    def search_config(self, simulations: int) -> search_lib.SearchConfig:
+        """The search a move of `simulations` (rounded down to a power of two) runs."""
+        return self.config.search.deterministic(
+            simulation_count(simulations), **self._search_choices
+        )
 
     def _tick(self, ticket) -> None:
         running = self._running.get(int(ticket))
@@ -257,11 +269,15 @@ class Agents:
     changes needs several). With a `checkpoint` or a `model` name, that one agent (loaded now,
     as `only`) serves its own game and nothing else."""
 
-    def __init__(self, checkpoint=None, model: str | None = None, model_dir=models.MODELS_DIR):
+    def __init__(self, checkpoint=None, model: str | None = None, model_dir=models.MODELS_DIR,
+                 **search):  # fmt: skip
         self.model_dir = model_dir
+        self._search = search  # as Agent takes it, for every agent loaded
         self.only: Agent | None = None
         if checkpoint is not None or model is not None:
-            self.only = Agent.load(checkpoint=checkpoint, model=model, model_dir=model_dir)
+            self.only = Agent.load(
+                checkpoint=checkpoint, model=model, model_dir=model_dir, **search
+            )
         self._agents: dict[tuple, Agent] = {}
         self._lock = threading.Lock()
 
@@ -279,7 +295,7 @@ class Agents:
         key = dataclasses.astuple(wanted)
         with self._lock:
             if key not in self._agents:
-                self._agents[key] = Agent.load(*key, model_dir=self.model_dir)
+                self._agents[key] = Agent.load(*key, model_dir=self.model_dir, **self._search)
             return self._agents[key]
 
     def stop_searches(self) -> None:
@@ -313,3 +329,15 @@ def add_agent_flags(parser: argparse.ArgumentParser, simulations: int | None = N
     default = f" (default {simulations})" if simulations else ""
     parser.add_argument("--simulations", type=positive_int, default=simulations,
                         help=f"search simulations per move{default}")  # fmt: skip
+    parser.add_argument("--considered-actions", type=positive_int,
+                        help="Gumbel: root actions considered (default: grows with "
+                        "the simulations)")  # fmt: skip
+    parser.add_argument("--search", choices=("gumbel", "puct"),
+                        help="the search (default: the one the model trained with)")  # fmt: skip
+
+
+def search_choices(args: argparse.Namespace) -> dict:
+    """`add_agent_flags`' search flags as `Agent`, `Agent.load` and `Agents` take them."""
+    if args.considered_actions is not None and args.search == "puct":
+        raise ValueError("--considered-actions applies to the Gumbel search, not to --search puct")
+    return {"considered_actions": args.considered_actions, "search_policy": args.search}

@@ -31,7 +31,7 @@ import numpy as np
 import hexjax
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.play import clock, models
-from hexjax.play.agent import Agent, Agents, add_agent_flags
+from hexjax.play.agent import Agent, Agents, add_agent_flags, search_choices
 from hexjax.play.match import Match, MoveError
 from hexjax.training.checkpoint import CheckpointError
 
@@ -273,7 +273,7 @@ def main(argv=None) -> int:
     add_agent_flags(parser, PLAY_SIMULATIONS)  # the most a move; time limits may cut it
     args = parser.parse_args(argv)
     try:
-        agents = Agents(args.checkpoint, args.model, args.model_dir)
+        agents = Agents(args.checkpoint, args.model, args.model_dir, **search_choices(args))
         if agents.only is not None and agents.only.config.game.name != "gomoku":
             raise ValueError(
                 f"the engine plays gomoku; this {agents.only.source} plays "

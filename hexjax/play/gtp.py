@@ -28,7 +28,7 @@ from typing import TextIO
 import hexjax
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.play import clock, models
-from hexjax.play.agent import Agents, add_agent_flags
+from hexjax.play.agent import Agents, add_agent_flags, search_choices
 from hexjax.play.match import Match, MoveError
 from hexjax.training.checkpoint import CheckpointError
 
@@ -270,7 +270,7 @@ def main(argv=None) -> int:
     parser.add_argument("--swap", action="store_true", help="play with the swap rule")
     args = parser.parse_args(argv)
     try:
-        agents = Agents(args.checkpoint, args.model, args.model_dir)
+        agents = Agents(args.checkpoint, args.model, args.model_dir, **search_choices(args))
         swap = args.swap or agents.only is not None and agents.only.config.game.swap
         size = args.size or default_size(agents, swap)
         engine = GtpEngine(agents, size, swap, args.simulations)

@@ -17,7 +17,7 @@ from flax import serialization
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.iteration import TrainConfig
 from hexjax.games import GameConfig
-from hexjax.training import config_io
+from hexjax.training import algorithms, config_io, restore
 
 MODELS_DIR = pathlib.Path(__file__).parents[1] / "models"
 
@@ -109,3 +109,17 @@ def _info(path: pathlib.Path) -> ModelInfo:
     except (ValueError, KeyError, TypeError) as error:
         raise ModelError(f"{path} is not a model description: {error}") from None
     return ModelInfo(path.stem, config, record)
+
+
+def trained_agent(name: str, simulations: int | None = None, directory=MODELS_DIR, **search):
+    """A shipped model as a `TrainedAgent` (what evaluation plays), searching `simulations`
+    (and `search`: `considered_actions`, `search_policy`) as `restore.load_agent` would."""
+    info, params = load(name, directory)
+    trained = info.about.get("trained", {})
+    meta = {
+        "iteration": trained.get("iterations", 0),
+        "elapsed_seconds": 60 * trained.get("minutes", 0.0),
+    }
+    return restore.TrainedAgent(
+        algorithms.ALPHAZERO, info.config, params, meta, f"model {name}", simulations, **search
+    )

@@ -169,10 +169,12 @@ def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, checkpoint=None, model: str | None = None,
-          model_dir=models.MODELS_DIR, simulations: int = PLAY_SIMULATIONS) -> None:  # fmt: skip
+          model_dir=models.MODELS_DIR, simulations: int = PLAY_SIMULATIONS,
+          **search) -> None:  # fmt: skip
     """Serve the page until interrupted (localhost only unless `host` says otherwise): every
-    model in `model_dir`, or only the `checkpoint` or the `model` named."""
-    agents = Agents(checkpoint=checkpoint, model=model, model_dir=model_dir)
+    model in `model_dir`, or only the `checkpoint` or the `model` named; `search` as `Agent`
+    takes it."""
+    agents = Agents(checkpoint=checkpoint, model=model, model_dir=model_dir, **search)
     app = create_app(agents, simulations=simulations)
     print(f"hexjax: play at http://{host}:{port}/ (Ctrl-C to stop)", flush=True)
 

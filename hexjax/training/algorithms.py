@@ -15,6 +15,7 @@ from collections.abc import Callable
 from hexjax import sharding
 from hexjax.alphazero import iteration
 from hexjax.alphazero import network as network_lib
+from hexjax.alphazero.search import SearchConfig
 from hexjax.base import MakeIteration, PlayerFactory
 from hexjax.baselines import common, dqn, ppo
 from hexjax.evaluation import players
@@ -27,22 +28,22 @@ class Trainer:
     presets: dict
     make_iteration: MakeIteration  # (config, game, mesh) -> (init(key), iteration(state, key))
     shardings: Callable  # (state, mesh) -> NamedShardings shaped like the state
-    make_player: Callable[..., PlayerFactory]  # (config, game, simulations | None)
+    make_player: Callable[..., PlayerFactory]  # (config, game, search: SearchConfig | None)
     batch_sizes: Callable  # config -> the sizes a device count must divide
     progress: tuple[tuple[str, str], ...]  # (metric, label) pairs on the progress line
     searches: bool  # the agent plays with search (its strength depends on --simulations)
 
 
-def _alphazero_player(config: iteration.TrainConfig, game, simulations: int | None):
-    """The network with its deterministic search (`simulations`, else the config's count)."""
-    search = config.search.deterministic(simulations)
+def _alphazero_player(config: iteration.TrainConfig, game, search: SearchConfig | None):
+    """The network with `search` (None: the config's own, made deterministic)."""
+    search = config.search.deterministic() if search is None else search
     net = network_lib.make_network(config.network, game.num_actions)
     return players.make_search_player(game, net, search)
 
 
-def _policy_player(config, game, simulations: int | None):
+def _policy_player(config, game, search: SearchConfig | None):
     """The network's best legal move (DQN: the highest Q-value; PPO: the likeliest action)."""
-    del simulations  # the baselines play without search
+    del search  # the baselines play without search
     net = network_lib.make_network(config.network, game.num_actions)
     return players.make_network_player(game, net)
 

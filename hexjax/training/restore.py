@@ -113,6 +113,8 @@ class TrainedAgent:
     meta: dict  # saved with the checkpoint: "iteration", "elapsed_seconds", "config", ...
     source: str  # what was loaded, for messages ("runs/hex7 at iteration 400")
     simulations: int | None = None  # AlphaZero's search; None: the config's own count
+    considered_actions: int | None = None  # Gumbel's root actions; None: grow with the count
+    search_policy: str | None = None  # "gumbel" or "puct"; None: the one it trained with
 
     @functools.cached_property
     def game(self) -> Game:
@@ -127,11 +129,15 @@ class TrainedAgent:
         """The deterministic search it plays with; None for an algorithm without search."""
         if not self.algorithm.searches:
             return None
-        return self.config.search.deterministic(self.simulations)
+        return self.config.search.deterministic(
+            self.simulations,
+            considered_actions=self.considered_actions,
+            policy=self.search_policy,
+        )
 
     @functools.cached_property
     def make_player(self) -> PlayerFactory:
-        return self.algorithm.make_player(self.config, self.game, self.simulations)
+        return self.algorithm.make_player(self.config, self.game, self.search)
 
     @property
     def minutes(self) -> float:
@@ -145,8 +151,10 @@ class TrainedAgent:
     @property
     def label(self) -> str:
         """How it plays, for tables."""
-        if self.search is not None:
-            return f"{self.search.num_simulations} simulations"
+        search = self.search
+        if search is not None:
+            puct = ", PUCT" if search.policy == "puct" else ""
+            return f"{search.num_simulations} simulations{puct}"
         return f"{self.algorithm.name}, best legal action"
 
     def entrant(self, kind: str = "agent") -> Entrant:
@@ -154,21 +162,29 @@ class TrainedAgent:
 
 
 def load_agent(
-    workdir, step: int | None = None, simulations: int | None = None, algorithm: str | None = None
+    workdir,
+    step: int | None = None,
+    simulations: int | None = None,
+    algorithm: str | None = None,
+    **search: str | int | None,
 ) -> TrainedAgent:
     """The agent of a run's checkpoint (default: the newest readable), whichever algorithm
-    trained it; with `algorithm`, CheckpointError for a run of another one."""
+    trained it; with `algorithm`, CheckpointError for a run of another one. `search` takes
+    TrainedAgent's `considered_actions` and `search_policy`."""
     trainer, config, state, meta = restore_trained(workdir, step)
     if algorithm is not None:
         check_algorithm(meta, algorithms.get(algorithm), workdir)
     source = f"{workdir} at iteration {meta['iteration']}"
-    return TrainedAgent(trainer, config, state.params, meta, source, simulations)
+    return TrainedAgent(trainer, config, state.params, meta, source, simulations, **search)
 
 
-def opponent(spec: str, game: Game, simulations: int | None = None) -> Entrant:
+def opponent(
+    spec: str, game: Game, simulations: int | None = None, **search: str | int | None
+) -> Entrant:
     """An opponent by name: `random`, `greedy`, `mcts:N` (UCT with random playouts, N
     simulations a move) or `checkpoint:PATH[@STEP]` (another run's agent, as it plays, with
-    `simulations` if it searches). ValueError naming the problem for anything else."""
+    `simulations` and `search` as `load_agent` takes them if it searches). ValueError naming
+    the problem for anything else."""
     if spec == "random":
         return Entrant.fixed(spec, players.random_player(game))
     if spec == "greedy":
@@ -182,7 +198,7 @@ def opponent(spec: str, game: Game, simulations: int | None = None) -> Entrant:
         path, _, step = spec.partition(":")[2].partition("@")
         if step and not step.isdigit():
             raise ValueError(f"checkpoint step must be a number: {spec!r}")
-        other = load_agent(path, int(step) if step else None, simulations)
+        other = load_agent(path, int(step) if step else None, simulations, **search)
         if repr(other.game) != repr(game):
             raise ValueError(f"{spec} plays {other.game!r}, not {game!r}")
         return other.entrant(f"run:{path}")

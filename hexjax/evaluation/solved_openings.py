@@ -1,0 +1,63 @@
+"""The solved first moves of Hex 7x7, and how many of them a value function gets right.
+
+Hayward, Björnsson, Johanson, Kan, Po and van Rijswijk solved every 7x7 opening ("Solving 7x7
+Hex with domination, fill-in, and virtual connections", Theoretical Computer Science 349, 2005;
+the proof trees at webdocs.cs.ualberta.ca/~hayward/hex7trees). The table below is transcribed
+from Benzene's regression test `regression/dfpn-solve-7x7.tst` (the Alberta Hex group's solver,
+github.com/cgao3/benzene-vanilla-cmake), which lists the winner after each first move a1..d4;
+the other 24 cells follow by the half-turn rotation, which maps a 7x7 Hex position to one of
+the same value. Benzene's coordinates and colours are hexjax's: column letter, row number
+from 1 at the top, a1 an acute corner, the first player (Black) joining top and bottom.
+
+    a b c d e f g        + the first player wins after playing here,
+ 1  - - - - - - +        - the second player wins
+ 2   - - + - + + +
+ 3    - + + + + + -
+ 4     + + + + + + +
+ 5      - + + + + + -
+ 6       + + + - + - -
+ 7        + - - - - - -
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hexjax.games import Game
+
+SIZE = 7
+# Row by row from the top, column a first; "+" where the opening wins for the first player.
+_TABLE = (
+    "------+",
+    "--+-+++",
+    "-+++++-",
+    "+++++++",
+    "-+++++-",
+    "+++-+--",
+    "+------",
+)
+FIRST_PLAYER_WINS = np.array([[cell == "+" for cell in row] for row in _TABLE])  # bool[7, 7]
+
+
+def applies(game: Game) -> bool:
+    """The table is for plain Hex 7x7 (with the swap rule the second player's options differ)."""
+    return game.name == "hex" and game.size == SIZE and not game.swap
+
+
+def score(values_after) -> dict:
+    """`values_after`: float[49], for each first move (action order) the value of the position
+    after it from the view of the player to move there (the second player). Right where the
+    sign says the second player loses exactly on the openings that win for the first."""
+    values = np.asarray(values_after, np.float64).reshape(-1)
+    if values.shape != (SIZE * SIZE,):
+        raise ValueError(f"expected {SIZE * SIZE} values, got {values.shape}")
+    first_wins = FIRST_PLAYER_WINS.reshape(-1)
+    right = (values < 0) == first_wins
+    return {
+        "openings": int(right.size),
+        "correct": int(right.sum()),
+        "accuracy": float(right.mean()),
+        "correct_winning": int((right & first_wins).sum()),  # of the first player's wins
+        "winning": int(first_wins.sum()),
+        "wrong": [int(a) for a in np.flatnonzero(~right)],
+    }
