@@ -159,7 +159,10 @@ class Agent:
         game.make()  # the game's own message for a size it does not take
         config = dataclasses.replace(self.config, game=game)
         source = f"{self.source} at {size}x{size}"
-        return Agent(config, self.params, source, self.default_simulations)
+        choices = self._search_choices
+        return Agent(config, self.params, source, self.default_simulations,
+                     considered_actions=choices["considered_actions"],
+                     search_policy=choices["policy"])  # fmt: skip
 
     def move(self, state: State, simulations: int | None = None,
              progress: Callable[[int, int], None] | None = None) -> AgentMove:  # fmt: skip
