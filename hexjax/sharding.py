@@ -63,9 +63,24 @@ def split_cpu(count: int) -> int:
     the CPU platform; on a GPU or TPU machine the accelerators stay the default devices.
     Returns the count in effect (unchanged if the backends have already started).
     """
+    if count > 1:
+        # XLA:CPU ends a run whose devices wait on each other's all-reduce for 40 s, which a
+        # busy machine can cause (seen: an evaluation killed at game 199); wait much longer.
+        flags = os.environ.get("XLA_FLAGS", "")
+        for flag in CPU_COLLECTIVE_TIMEOUTS:
+            if flag not in flags:
+                flags += f" --{flag}={CPU_COLLECTIVE_TIMEOUT_S}"
+        os.environ["XLA_FLAGS"] = flags.strip()
     with contextlib.suppress(RuntimeError):  # backends already started: keep what they have
         jax.config.update("jax_num_cpu_devices", count)
     return len(jax.devices("cpu"))
+
+
+CPU_COLLECTIVE_TIMEOUTS = (
+    "xla_cpu_collective_timeout_seconds",
+    "xla_cpu_collective_call_terminate_timeout_seconds",
+)
+CPU_COLLECTIVE_TIMEOUT_S = 3600
 
 
 def use_cpu_cores(sizes, requested: int | None = None) -> int:
