@@ -146,9 +146,15 @@ def _extension_slots() -> np.ndarray:
 
 def _first(mask: jax.Array, count: int):
     """The first `count` True positions of bool[N]: (index int32[count], used bool[count]).
-    Unused slots hold index 0."""
-    (index,) = jnp.nonzero(mask, size=count, fill_value=-1)
-    return jnp.maximum(index, 0).astype(jnp.int32), index >= 0
+    Unused slots hold index 0. For short masks (the open points of one level)."""
+    index = jnp.arange(mask.shape[0], dtype=jnp.int32)
+    picked, used = [], []
+    for _ in range(count):
+        cell = jnp.argmax(mask).astype(jnp.int32)
+        picked.append(cell)
+        used.append(mask[cell])
+        mask = mask & (index != cell)
+    return jnp.stack(picked), jnp.stack(used)
 
 
 def _to_words(mask: jax.Array) -> jax.Array:
@@ -232,37 +238,74 @@ class Forbidden:
         # UP TO `candidates` SUCH POINTS p (the first in reading order; any others count as
         # plain double-threes), then the nested reading below them.
         points, used, _ = _first_bits(_to_words(doubtful), self.candidates)
-        flat_codes = codes.reshape(4, -1)
-        root_lines = features.reshape(4, -1)[:, points].T  # uint16[K, 4]
-        real = self._double_three(flat_codes, points, points[:, None][:, :0], root_lines)
-        cleared = jnp.zeros(n * n, jnp.bool_).at[points].max(used & ~real)
+        flat_codes, flat_features = codes.reshape(4, -1), features.reshape(4, -1)
+        root_lines = flat_features[:, points].T  # uint16[K, 4]
+        # The first level, for every cell x at once: x as the extension point of a three on
+        # its line d (bits 2d, 2d+1). Black on p and x makes a straight four on line d (one
+        # four, nothing else there), and x's other lines do not pass through p, so their base
+        # features decide: a five, an overline or a four there makes x a bad extension; two
+        # threes there make it open (read one level down).
+        summary = jnp.zeros(n * n, jnp.uint32)
+        for d in range(4):
+            others = [flat_features[e] for e in range(4) if e != d]
+            bits = others[0] | others[1] | others[2]
+            four = sum(((f >> FOUR_SHIFT) & 3) for f in others) >= 1
+            three_count = sum(((f >> EXT_SHIFT) != 0).astype(jnp.int8) for f in others)
+            bad = ((bits & (FIVE | OVERLINE)) != 0) | four
+            open_ = ~bad & (three_count >= 2)
+            word = bad.astype(jnp.uint32) | (open_.astype(jnp.uint32) << 1)
+            summary = summary | (word << (2 * d))
+        first_level = (summary, flat_features)
+        real = self._double_three(
+            flat_codes, points, points[:, None][:, :0], root_lines, first_level=first_level
+        )
+        hit = jnp.arange(n * n) == points[:, None]  # [K, n*n]
+        cleared = jnp.any(hit & (used & ~real)[:, None], axis=0)
         return sure.reshape(-1) | (doubtful & ~cleared)
 
-    def _double_three(self, flat_codes, cells, path, lines, level=0):
+    def _double_three(self, flat_codes, cells, path, lines, level=0, first_level=None):
         """bool[M]: do `cells` (int32[M], each with two or more naive threes, no five, overline
         or double-four, on the board with the stones `path` int32[M, L] played) make two real
         threes? lines: their uint16[M, 4] line features. Reads the extension points of their
         threes (children), and recursively the children that are double-three candidates
-        themselves, while slots last (`self.slots[level]` of them at this level)."""
+        themselves, while slots last (`self.slots[level]` of them at this level). At the first
+        level (the doubtful points themselves, no path) `first_level` = (summary uint32[n*n],
+        features uint16[4, n*n]) judges the children without lookups (see `mask`)."""
         m = cells.shape[0]
         child, valid = self._extensions(cells, lines)  # [M, 4, 2]
         child = child.reshape(-1)
         child_path = jnp.repeat(jnp.concatenate([path, cells[:, None]], axis=1), 8, axis=0)
-        child_lines = self._lines_with(flat_codes, child, child_path)  # [8M, 4]
-        bits = child_lines[:, 0] | child_lines[:, 1] | child_lines[:, 2] | child_lines[:, 3]
-        child_fours = jnp.sum((child_lines >> FOUR_SHIFT) & 3, axis=-1)
-        child_threes = jnp.sum((child_lines >> EXT_SHIFT) != 0, axis=-1)
-        # RIF: a three's extension must make a straight four "without at the same time a five
-        # in a row is made", and must itself be allowed.
-        bad = ((bits & FIVE) != 0) | ((bits & OVERLINE) != 0) | (child_fours >= 2)
-        open_ = ~bad & (child_threes >= 2) & valid.reshape(-1)
+        if first_level is None:
+            child_lines = self._lines_with(flat_codes, child, child_path)  # [8M, 4]
+            bits = child_lines[:, 0] | child_lines[:, 1] | child_lines[:, 2] | child_lines[:, 3]
+            child_fours = jnp.sum((child_lines >> FOUR_SHIFT) & 3, axis=-1)
+            child_threes = jnp.sum((child_lines >> EXT_SHIFT) != 0, axis=-1)
+            # RIF: a three's extension must make a straight four "without at the same time a
+            # five in a row is made", and must itself be allowed.
+            bad = ((bits & FIVE) != 0) | ((bits & OVERLINE) != 0) | (child_fours >= 2)
+            open_ = ~bad & (child_threes >= 2)
+        else:
+            summary, flat_features = first_level
+            line = jnp.tile(jnp.repeat(jnp.arange(4, dtype=jnp.uint32), 2), m)  # [8M]
+            word = summary[child] >> (2 * line)
+            bad, open_ = (word & 1) != 0, (word & 2) != 0
+        open_ = open_ & valid.reshape(-1)
         allowed = ~bad & ~open_
         if level < len(self.slots):
             # Read the first `slots[level]` open children; the others count naively (as
             # double-threes: not allowed).
             picked, picked_used = _first(open_, self.slots[level])
+            if first_level is None:
+                picked_lines = child_lines[picked]
+            else:  # the base features, with the straight four on the incoming line
+                incoming = (picked // 2) % 4
+                picked_lines = jnp.where(
+                    jnp.arange(4) == incoming[:, None],
+                    jnp.uint16(1 << FOUR_SHIFT),
+                    flat_features[:, child[picked]].T,
+                )
             picked_real = self._double_three(
-                flat_codes, child[picked], child_path[picked], child_lines[picked], level + 1
+                flat_codes, child[picked], child_path[picked], picked_lines, level + 1
             )
             hit = (jnp.arange(8 * m) == picked[:, None]) & picked_used[:, None]  # [S, 8M]
             read_allowed = jnp.any(hit & ~picked_real[:, None], axis=0)
