@@ -19,36 +19,35 @@ Codes for all cells are sums of shifted views of the padded board (static slices
 costs 40 shift-and-add passes and 4 n*n lookups. Fives, overlines and double-fours are then
 decided for every cell elementwise.
 
-DOUBLE-THREES are recursive (a three counts only if its extension move is itself allowed), but
-only "doubtful" points need that reading: empty, no five, no overline, under two fours, and two
-or more threes counted naively. They are few (at most 6 per position in 10,000 positions from
-random games, 10 on boards crowded with Black stones), so the reading runs on the first
-`candidates` of them (12 up to 15x15, in proportion to the area above: 20 on 19x19),
-picked by scanning a bit-packed mask (a few words per step, not the
-board), with row gathers of packed (features, code) words; any further doubtful point counts as
-a double-three. For a doubtful point p:
+DOUBLE-THREES are recursive: a three counts only if its extension move x (the move that makes
+the straight four) is itself allowed and makes no five on another line (RIF: a three is a row
+to which Black can add a stone to make a straight four "without at the same time a five in a
+row is made"), x judged on the board with p played. Only "doubtful" points need that: empty, no
+five, no overline, under two fours, and two or more threes counted naively. The first
+`candidates` of them (20 up to 15x15, in proportion to the area above) are picked by scanning a
+bit-packed mask (a few words per step, not the board), and read as a tree, level by level:
 
-- x, each extension point of p's threes (the table never marks more than two per line). Black on
-  p and x makes a straight four on their line d, so from x's view that line is exactly one four
-  (no five, overline or three), and x's other lines do not pass through p: x is forbidden once p
-  is played iff its other lines have no five and an overline, a four (with the new one, two), or
-  two real threes.
-- x's threes are counted naively unless x has two of them and nothing else decides it. For up to
-  `deep_candidates` (6 up to 15x15, 10 on 19x19) such (p, x) pairs per board (at most 2 in the
-  random positions, 5 on the crowded boards) they are read: y, each extension point of x's
-  threes, is judged on the board with p and x, exactly: y's line through x is one four by the
-  same argument, x is on no other line of y, and p can lie on one other line of y, whose code
-  then gets p's stone (base-3 digit +1; p within 5 cells, beyond that it changes nothing).
-  y's own threes are counted naively.
+- a node is an empty point q with the path of points above it (the doubtful point, then each
+  extension point chosen on the way down), all of them played. Its four line features are the
+  table's, looked up on its base codes plus the base-3 digit of every path stone on its lines
+  within the coded radius (0 -> 1: the path stones were empty). That is exact: the features of
+  a line depend on nothing outside the radius, and the path is the only change to the board.
+- its children are the extension points of its threes (at most 2 per line, 8 in all). A child
+  with a five, an overline or two fours is a bad extension (the straight four through its
+  parent is one of its fours); one with under two naive threes is a good one; one with two or
+  more is itself read one level down, its threes real only through good grandchildren.
+- each level reads at most `slots[level]` open children per board (16, 8, 4 below the
+  candidates, up to 15x15); a doubtful point beyond the candidates, or an open child beyond the
+  slots or the last level, counts its threes naively (a double-three; a bad extension).
 
-That is the recursion bound: depth 3 (p, x, y), each read on the board with the points before
-it. A wrong answer needs a y whose naive double-three is itself fake, a fourth nested
-double-three structure within a few cells; the differential against the fully recursive
-reference (tests/support/renju_oracle.py) on random and crowded boards, and its measured
-agreement, are in docs/games.md. It is not a proof: such positions can be composed, and there
-the answer is the depth-3 one. Nothing depends on the board size; a larger board only has room
-for more doubtful points in one position, hence the slots in proportion to the area above
-15x15. A golden position keeps the case where y must be read with p on the board.
+So the mask equals the fully recursive reading whenever a board needs no more than those slots:
+nothing else is approximated. It is not a theorem that it always does (a position can be
+composed with more doubtful points or a deeper chain than the slots hold); it is measured: on
+2,800 crowded boards and boards built around nested chains 1 to 6 levels deep, the mask with
+these slots equals the one with 60 candidates and 60 slots on each of 12 levels, and equals both
+references (docs/games.md); one board there needs the third level. Nothing depends on the board
+size; a larger board only has room for more doubtful points in one position, hence the slots in
+proportion to the area above 15x15.
 """
 
 from __future__ import annotations
@@ -66,6 +65,8 @@ DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 EXTENSION_OFFSETS = [-4, -3, -2, -1, 1, 2, 3, 4]
 FIVE, OVERLINE = 1, 2
 FOUR_SHIFT, EXT_SHIFT = 2, 4
+# Open points read per level below the candidates, up to 15x15 (see the module docstring).
+LEVEL_SLOTS = (16, 8, 4)
 EMPTY, BLACK, BLOCKED = 0, 1, 2
 
 
@@ -143,14 +144,9 @@ def _extension_slots() -> np.ndarray:
     return slots
 
 
-# One four and nothing else: a line through x where x completes p's straight four.
-_ONE_FOUR = 1 << FOUR_SHIFT
-
-
 def _first(mask: jax.Array, count: int):
-    """The first `count` True positions of bool[N]: (index int32[count], used bool[count],
-    the mask with them cleared). Unused slots hold index 0. For short masks (the deep
-    candidates among the candidates)."""
+    """The first `count` True positions of bool[N]: (index int32[count], used bool[count]).
+    Unused slots hold index 0. For short masks (the open points of one level)."""
     index = jnp.arange(mask.shape[0], dtype=jnp.int32)
     picked, used = [], []
     for _ in range(count):
@@ -158,7 +154,7 @@ def _first(mask: jax.Array, count: int):
         picked.append(cell)
         used.append(mask[cell])
         mask = mask & (index != cell)
-    return jnp.stack(picked), jnp.stack(used), mask
+    return jnp.stack(picked), jnp.stack(used)
 
 
 def _to_words(mask: jax.Array) -> jax.Array:
@@ -168,11 +164,6 @@ def _to_words(mask: jax.Array) -> jax.Array:
     return jnp.sum(
         bits.astype(jnp.uint32) << jnp.arange(32, dtype=jnp.uint32), axis=1, dtype=jnp.uint32
     )
-
-
-def _from_words(words: jax.Array, size: int) -> jax.Array:
-    bits = (words[:, None] >> jnp.arange(32, dtype=jnp.uint32)) & 1
-    return bits.reshape(-1)[:size].astype(jnp.bool_)
 
 
 def _first_bits(words: jax.Array, count: int):
@@ -195,16 +186,17 @@ def _first_bits(words: jax.Array, count: int):
 class Forbidden:
     """Black's forbidden points on n x n boards: `mask(board) -> bool[n*n]`.
 
-    `candidates` bounds how many points per board get the double-three reading (see the module
-    docstring); a board with more such points treats the extra ones as plain double-threes.
+    `candidates` bounds how many points per board get the double-three reading and `slots` how
+    many nested points each further level reads (see the module docstring); a point beyond
+    them counts its threes naively.
     """
 
-    def __init__(self, n: int, candidates: int | None = None, deep_candidates: int | None = None):
+    def __init__(self, n: int, candidates: int | None = None, slots: tuple[int, ...] | None = None):
         self.n = n
-        # 12 and 6 up to 15x15, in proportion to the area above: doubtful points need room.
+        # Slots up to 15x15, in proportion to the area above: doubtful points need room.
         scale = max(n * n / 225, 1.0)
-        self.candidates = candidates or math.ceil(12 * scale)
-        self.deep_candidates = deep_candidates or math.ceil(6 * scale)
+        self.candidates = candidates or math.ceil(20 * scale)
+        self.slots = slots or tuple(math.ceil(k * scale) for k in LEVEL_SLOTS)
         self._table = pattern_table()
         self._weights = {offset: 3**j for j, offset in enumerate(OFFSETS)}  # base-3 digits
         self._slots = _extension_slots()
@@ -243,108 +235,110 @@ class Forbidden:
         # Only a point with two or more threes (counted naively) can be a double-three.
         doubtful = (empty & ~five & ~overline & (fours < 2) & (threes >= 2)).reshape(-1)
 
-        # Features and codes of a cell in one word, so each read below is one row gather.
-        packed = (features.astype(jnp.uint32) << 16) | codes.astype(jnp.uint32)
-        rows = packed.reshape(4, -1).T  # uint32[n*n, 4]
-        # What each cell x would be once p is played on its line d (for each d; bits 2d, 2d+1):
-        # x's other lines make no five and an overline or a four (then, with p's straight
-        # four, x is forbidden: "decided"), or else no five and two threes counted naively
-        # (x is a double-three unless a three is fake: "open"). Elementwise, for all cells.
-        summary = jnp.zeros((n, n), jnp.uint32)
-        for d in range(4):
-            others = [features[e] for e in range(4) if e != d]
-            bits = others[0] | others[1] | others[2]
-            four = sum(((f >> FOUR_SHIFT) & 3) != 0 for f in others) >= 1
-            threes = sum(((f >> EXT_SHIFT) != 0).astype(jnp.int8) for f in others)
-            no_five = (bits & FIVE) == 0
-            decided = no_five & (((bits & OVERLINE) != 0) | four)
-            open_ = no_five & ~decided & (threes >= 2)
-            word = decided.astype(jnp.uint32) | (open_.astype(jnp.uint32) << 1)
-            summary = summary | (word << (2 * d))
-        summary = summary.reshape(-1)
-
         # UP TO `candidates` SUCH POINTS p (the first in reading order; any others count as
-        # plain double-threes) and the extension points x of their threes.
-        points, used, remaining = _first_bits(_to_words(doubtful), self.candidates)
-        x_cells, x_valid = self._extensions(points, rows[points] >> 16, [0, 1, 2, 3])  # [K,4,2]
-        x_summary = summary[x_cells] >> (2 * jnp.arange(4, dtype=jnp.uint32))[:, None]
-        decided, open_ = (x_summary & 1) != 0, (x_summary & 2) != 0  # [K, 4, 2]
-        # Where x is open, read its threes: up to `deep_candidates` such (p, x) pairs per board
-        # get their ys checked; the others count naively.
-        pairs, pair_used, _ = _first(
-            (x_valid & open_ & used[:, None, None]).reshape(-1), self.deep_candidates
+        # plain double-threes), then the nested reading below them.
+        points, used, _ = _first_bits(_to_words(doubtful), self.candidates)
+        flat_codes, flat_features = codes.reshape(4, -1), features.reshape(4, -1)
+        root_lines = flat_features[:, points].T  # uint16[K, 4]
+        # The first level, for every cell x at once: x as the extension point of a three on
+        # its line d (bits 2d, 2d+1). Black on p and x makes a straight four on line d (one
+        # four, nothing else there), and x's other lines do not pass through p, so their base
+        # features decide: a five, an overline or a four there makes x a bad extension; two
+        # threes there make it open (read one level down).
+        summary = jnp.zeros(n * n, jnp.uint32)
+        for d in range(4):
+            others = [flat_features[e] for e in range(4) if e != d]
+            bits = others[0] | others[1] | others[2]
+            four = sum(((f >> FOUR_SHIFT) & 3) for f in others) >= 1
+            three_count = sum(((f >> EXT_SHIFT) != 0).astype(jnp.int8) for f in others)
+            bad = ((bits & (FIVE | OVERLINE)) != 0) | four
+            open_ = ~bad & (three_count >= 2)
+            word = bad.astype(jnp.uint32) | (open_.astype(jnp.uint32) << 1)
+            summary = summary | (word << (2 * d))
+        first_level = (summary, flat_features)
+        real = self._double_three(
+            flat_codes, points, points[:, None][:, :0], root_lines, first_level=first_level
         )
-        pair_p = jnp.sum(
-            jnp.where(jnp.arange(self.candidates) == pairs[:, None] // 8, points, 0), 1
-        )
-        pair_x = jnp.sum(
-            jnp.where(jnp.arange(x_cells.size) == pairs[:, None], x_cells.reshape(-1), 0), 1
-        )
-        pair_real = self._real_threes(rows, pair_p, pair_x, (pairs // 2) % 4)
-        x_forbidden = (decided | open_).reshape(-1)
-        for b in range(self.deep_candidates):  # the real count, where it was read
-            here = (jnp.arange(x_cells.size) == pairs[b]) & pair_used[b]
-            x_forbidden = jnp.where(here, pair_real[b] >= 2, x_forbidden)
-        x_forbidden = x_forbidden.reshape(x_cells.shape)
-        real = jnp.sum(jnp.any(x_valid & ~x_forbidden, axis=-1), axis=-1)  # [K]
-        verdict = used & (real >= 2)
+        hit = jnp.arange(n * n) == points[:, None]  # [K, n*n]
+        cleared = jnp.any(hit & (used & ~real)[:, None], axis=0)
+        return sure.reshape(-1) | (doubtful & ~cleared)
 
-        word_index = jnp.arange(remaining.shape[0], dtype=jnp.int32)
-        for k in range(self.candidates):
-            bit = verdict[k].astype(jnp.uint32) << (points[k] % 32).astype(jnp.uint32)
-            remaining = remaining | jnp.where(word_index == points[k] // 32, bit, jnp.uint32(0))
-        return sure.reshape(-1) | _from_words(remaining, n * n)
+    def _double_three(self, flat_codes, cells, path, lines, level=0, first_level=None):
+        """bool[M]: do `cells` (int32[M], each with two or more naive threes, no five, overline
+        or double-four, on the board with the stones `path` int32[M, L] played) make two real
+        threes? lines: their uint16[M, 4] line features. Reads the extension points of their
+        threes (children), and recursively the children that are double-three candidates
+        themselves, while slots last (`self.slots[level]` of them at this level). At the first
+        level (the doubtful points themselves, no path) `first_level` = (summary uint32[n*n],
+        features uint16[4, n*n]) judges the children without lookups (see `mask`)."""
+        m = cells.shape[0]
+        child, valid = self._extensions(cells, lines)  # [M, 4, 2]
+        child = child.reshape(-1)
+        child_path = jnp.repeat(jnp.concatenate([path, cells[:, None]], axis=1), 8, axis=0)
+        if first_level is None:
+            child_lines = self._lines_with(flat_codes, child, child_path)  # [8M, 4]
+            bits = child_lines[:, 0] | child_lines[:, 1] | child_lines[:, 2] | child_lines[:, 3]
+            child_fours = jnp.sum((child_lines >> FOUR_SHIFT) & 3, axis=-1)
+            child_threes = jnp.sum((child_lines >> EXT_SHIFT) != 0, axis=-1)
+            # RIF: a three's extension must make a straight four "without at the same time a
+            # five in a row is made", and must itself be allowed.
+            bad = ((bits & FIVE) != 0) | ((bits & OVERLINE) != 0) | (child_fours >= 2)
+            open_ = ~bad & (child_threes >= 2)
+        else:
+            summary, flat_features = first_level
+            line = jnp.tile(jnp.repeat(jnp.arange(4, dtype=jnp.uint32), 2), m)  # [8M]
+            word = summary[child] >> (2 * line)
+            bad, open_ = (word & 1) != 0, (word & 2) != 0
+        open_ = open_ & valid.reshape(-1)
+        allowed = ~bad & ~open_
+        if level < len(self.slots):
+            # Read the first `slots[level]` open children; the others count naively (as
+            # double-threes: not allowed).
+            picked, picked_used = _first(open_, self.slots[level])
+            if first_level is None:
+                picked_lines = child_lines[picked]
+            else:  # the base features, with the straight four on the incoming line
+                incoming = (picked // 2) % 4
+                picked_lines = jnp.where(
+                    jnp.arange(4) == incoming[:, None],
+                    jnp.uint16(1 << FOUR_SHIFT),
+                    flat_features[:, child[picked]].T,
+                )
+            picked_real = self._double_three(
+                flat_codes, child[picked], child_path[picked], picked_lines, level + 1
+            )
+            hit = (jnp.arange(8 * m) == picked[:, None]) & picked_used[:, None]  # [S, 8M]
+            read_allowed = jnp.any(hit & ~picked_real[:, None], axis=0)
+            allowed = allowed | (open_ & read_allowed)
+        real = jnp.sum(jnp.any(valid & allowed.reshape(m, 4, 2), axis=-1), axis=-1)  # [M]
+        return real >= 2
 
-    def _extensions(self, cells, rows, directions):
-        """Extension points of `cells`' threes: (cells int32[..., D, 2], valid bool[..., D, 2])
-        along each of `directions` (a static list of D direction indices)."""
+    def _lines_with(self, flat_codes, cells, path):
+        """uint16[M, 4]: line features of `cells` (int32[M]) on the board with the Black stones
+        `path` (int32[M, L], all empty on the board) played: their base-3 digit goes from 0 to
+        1 in the codes of the lines they lie on within the coded radius."""
         n = self.n
-        ext = (rows[..., directions] >> EXT_SHIFT) & 0xFF  # [..., D]
-        slot = jnp.asarray(self._slots)[ext]  # [..., D, 2]
+        dr = path // n - (cells // n)[:, None]  # [M, L]
+        dc = path % n - (cells % n)[:, None]
+        code = []
+        for f, (fr, fc) in enumerate(DIRECTIONS):
+            k = dr if fr != 0 else dc  # a stone is at cell + k * f, if on that line
+            on = (dr == k * fr) & (dc == k * fc) & (jnp.abs(k) >= 1) & (jnp.abs(k) <= RADIUS)
+            digit = jnp.clip(jnp.where(k < 0, k + RADIUS, k + RADIUS - 1), 0, 9)
+            added = jnp.sum(jnp.where(on, 3**digit, 0), axis=1)
+            code.append(flat_codes[f, cells] + added)
+        return jnp.asarray(self._table)[jnp.stack(code, axis=1)]
+
+    def _extensions(self, cells, lines):
+        """Extension points of `cells`' threes: (cells int32[M, 4, 2], valid bool[M, 4, 2])
+        along each direction. lines: uint16[M, 4], their line features."""
+        n = self.n
+        ext = (lines >> EXT_SHIFT) & 0xFF  # [M, 4]
+        slot = jnp.asarray(self._slots)[ext]  # [M, 4, 2]
         offset = jnp.asarray(EXTENSION_OFFSETS, jnp.int32)[jnp.maximum(slot, 0)]
-        step_r = jnp.asarray([DIRECTIONS[d][0] for d in directions], jnp.int32)[:, None]
-        step_c = jnp.asarray([DIRECTIONS[d][1] for d in directions], jnp.int32)[:, None]
-        r, c = (cells // n)[..., None, None], (cells % n)[..., None, None]
+        step_r = jnp.asarray([d[0] for d in DIRECTIONS], jnp.int32)[:, None]
+        step_c = jnp.asarray([d[1] for d in DIRECTIONS], jnp.int32)[:, None]
+        r, c = (cells // n)[:, None, None], (cells % n)[:, None, None]
         target = (r + offset * step_r) * n + (c + offset * step_c)
         valid = slot >= 0  # a set bit always points at an empty cell on the board
         return jnp.where(valid, target, 0), valid
-
-    def _real_threes(self, packed_rows, p, x, d):
-        """int32[M]: threes of x (int32[M]) on its lines other than d (int32[M], the line of
-        p, int32[M]) that stay real once p and x are played: some extension point y of theirs
-        is not forbidden then. y is read with p and x on the board: x completes a straight
-        four on y's line through x (one four, nothing else), and p can lie on one other line
-        of y (then that line's code gets p's stone). y's own threes are counted naively: that
-        is the depth bound (module docstring)."""
-        n = self.n
-        x_rows = packed_rows[x] >> 16  # [M, 4]
-        x_rows = jnp.where(jnp.arange(4) == d[:, None], 0, x_rows)  # line d is p's four now
-        y_cells, y_valid = self._extensions(x, x_rows, [0, 1, 2, 3])  # [M, 4, 2]
-        packed = packed_rows[y_cells]  # uint32[M, 4, 2, 4]
-        lines = packed >> 16
-        # p on a line f of y, within the coded radius: that line's code gets p's stone.
-        pp = p[:, None, None]
-        dr, dc = pp // n - y_cells // n, pp % n - y_cells % n
-        line_of_p = jnp.full(y_cells.shape, -1, jnp.int32)
-        offset = jnp.zeros(y_cells.shape, jnp.int32)
-        for f, (fr, fc) in enumerate(DIRECTIONS):
-            k = dr if fr != 0 else dc  # p = y + k * f, if p is on that line
-            on = (dr == k * fr) & (dc == k * fc) & (jnp.abs(k) >= 1) & (jnp.abs(k) <= RADIUS)
-            line_of_p = jnp.where(on, f, line_of_p)
-            offset = jnp.where(on, k, offset)
-        which = jnp.arange(4) == line_of_p[..., None]  # [M, 4, 2, 4]
-        code = jnp.sum(jnp.where(which, packed & 0xFFFF, 0), axis=-1).astype(jnp.int32)
-        digit = jnp.where(offset < 0, offset + RADIUS, offset + RADIUS - 1)
-        code = code + jnp.where(line_of_p >= 0, 3 ** jnp.clip(digit, 0, 9), 0)
-        changed = jnp.asarray(self._table)[code].astype(jnp.uint32)
-        lines = jnp.where(which, changed[..., None], lines)
-        # x completes a straight four on y's line through x (axis 1): one four there.
-        incoming = jnp.arange(4)[None, :, None, None] == jnp.arange(4)
-        lines = jnp.where(incoming, _ONE_FOUR, lines)
-        bits = lines[..., 0] | lines[..., 1] | lines[..., 2] | lines[..., 3]
-        fours = jnp.sum((lines >> FOUR_SHIFT) & 3, axis=-1)
-        threes = jnp.sum((lines >> EXT_SHIFT) != 0, axis=-1)
-        y_forbidden = ((bits & FIVE) == 0) & (
-            ((bits & OVERLINE) != 0) | (fours >= 2) | (threes >= 2)
-        )
-        return jnp.sum(jnp.any(y_valid & ~y_forbidden, axis=-1), axis=-1)

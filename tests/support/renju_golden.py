@@ -142,4 +142,38 @@ GOLDEN = [
         (10, 9),
         True,
     ),
+    # RIF's three is a row Black can make a straight four "without at the same time a five in
+    # a row is made": the row three (7,4) (7,5) . p extends only at (7,6), which also completes
+    # column 6 (rows 3-6) to five, so it is no three; column 7 is: one three, allowed. (The
+    # Piskvork judge agrees; an earlier oracle counted the row three.)
+    (
+        "three whose extension makes five elsewhere is no three",
+        [(7, 4), (7, 5), (3, 6), (4, 6), (5, 6), (6, 6), (5, 7), (6, 7)],
+        [],
+        (7, 7),
+        False,
+    ),
+    # Generated (tests/support/renju_positions.py, nested_chain_boards(300, 4, seed=33)[224]):
+    # deciding (6, 12) takes three nested levels of extension points below it, each read on
+    # the board with the points above it played; the Piskvork judge and the oracle agree.
+    (
+        "nested chain read three levels deep",
+        [
+            (0, 2),
+            (1, 13),
+            (2, 13),
+            (3, 12),
+            (3, 13),
+            (4, 10),
+            (4, 11),
+            (4, 12),
+            (5, 10),
+            (5, 11),
+            (6, 13),
+            (6, 14),
+        ],
+        [(1, 8), (3, 5), (5, 5), (5, 8), (7, 6), (12, 10), (12, 11), (14, 7), (14, 14)],
+        (6, 12),
+        True,
+    ),
 ]

@@ -24,10 +24,11 @@ Rules as implemented (RIF renju):
   points are both on the board, empty, and each make exactly five when Black plays there (so an
   end blocked by White or the edge, or one that would make six, disqualifies it).
 * An open three in a line (after the move at s) exists when some empty point x of that line turns
-  the line into a straight four containing both s and x, and x is not itself forbidden for Black
-  on the board after s (checked with these same rules, recursively, without any depth bound;
-  this terminates because every level adds a stone). Threes whose only extension points are
-  forbidden are "fake" and do not count.
+  the line into a straight four containing both s and x, x makes no five in any line (RIF's
+  definition of a three: a stone added "without at the same time a five in a row is made"), and
+  x is not itself forbidden for Black on the board after s (checked with these same rules,
+  recursively, without any depth bound; this terminates because every level adds a stone).
+  Threes whose only extension points are forbidden or make a five are "fake" and do not count.
 """
 
 from __future__ import annotations
@@ -171,9 +172,11 @@ def _is_open_three_line(b: Board, r: int, c: int, dr: int, dc: int) -> bool:
         # would make this line a four, not a three), and (r, c) is in it by construction.
         if not (lo <= k <= hi and _is_straight_four(b2, r, c, dr, dc)):
             continue
-        # The extension only counts if Black may legally play x on the board after (r, c):
-        # this is the full recursive rule (a "fake" three otherwise).
-        if _kind(b, xr, xc) is None:
+        # The extension only counts if Black may legally play x on the board after (r, c) and x
+        # makes no five (RIF: a three is a row to which Black can add a stone to make a
+        # straight four "without at the same time a five in a row is made"): this is the full
+        # recursive rule (a "fake" three otherwise).
+        if not _makes_five(b2, xr, xc, BLACK) and _kind(b, xr, xc) is None:
             return True
     return False
 
