@@ -51,6 +51,7 @@ def url(tmp_path_factory):
     make_tiny_model(directory, "gomoku7", "gomoku", 7, rule="freestyle")
     make_tiny_model(directory, "hex5", "hex", 5)
     make_tiny_model(directory, "othello6", "othello", 6)
+    make_tiny_model(directory, "renju9", "gomoku", 9, rule="renju")
     app = create_app(Agents(model_dir=directory), simulations=2)
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))  # a free port, held from here on
@@ -102,7 +103,7 @@ def test_play_three_games_in_the_page(page, url):
     expect(board).to_have_attribute("data-game", "hex")
     expect(page.locator("#start")).to_be_enabled()
     expect(page.locator("#variant option")).to_have_text(
-        ["hex 5x5", "gomoku 7x7 freestyle", "othello 6x6"]
+        ["hex 5x5", "gomoku 7x7 freestyle", "gomoku 9x9 renju", "othello 6x6"]
     )
     expect(page.locator("#board polygon.hex-cell")).to_have_count(25)
     # Two sides a cell along each edge of the board; the obtuse corners' shared side is Black's.
@@ -256,3 +257,24 @@ def test_watch_a_record_step_through_it_and_let_the_ai_play_on(page, url):
     page.click("#load")
     expect(page.locator("#message")).to_contain_text("'d²' is not a cell like 'a1'")
     assert errors == [] and missing == []
+
+
+def test_a_renju_board_crosses_blacks_forbidden_point(page, url):
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    start_game(page, "gomoku 9x9 renju")
+    expect(page.locator("#rules")).to_contain_text("may not play the crossed points")
+    # Black's f5 g5 and e6 e7 make e5 a double three: forbidden to Black, who is to move.
+    page.click("#record summary")
+    page.fill("#record-text", "f5 a1 g5 c1 e6 a9 e7 i9\n")
+    page.fill("#record-line", "1")
+    page.click("#load")
+    expect(page.locator("#ply")).to_have_text("move 8 of 8")
+    crosses = page.locator("#board g.forbidden")
+    expect(crosses).to_have_count(1)
+    expect(crosses).to_have_attribute("data-action", "40")  # e5: row 4 from the top, column e
+    page.screenshot(path=ARTIFACTS / "web-renju.png", full_page=True)
+    page.click("#back")  # White to move: no cross
+    expect(crosses).to_have_count(0)
+    assert errors == []
