@@ -33,13 +33,15 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# pytest exits 5 when it collects nothing; that must not pass as success.
+# pytest exits 5 when it collects nothing; that must not pass as success. The tests run in
+# TEST_WORKERS processes (pytest-xdist): most of their time is XLA compiling, one core each.
+TEST_WORKERS ?= 2
 test: lint
-	$(PY) -m pytest; status=$$?; \
+	$(PY) -m pytest -n $(TEST_WORKERS); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$status
 
 test-slow: $(VENV)/.installed
-	$(PY) -m pytest -m slow; status=$$?; \
+	$(PY) -m pytest -n $(TEST_WORKERS) -m slow; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no slow tests" >&2; exit 1; fi; exit $$status
 
 format: $(VENV)/.installed

@@ -72,7 +72,6 @@ def _same(first: dict, second: dict) -> bool:
     )
 
 
-@pytest.mark.slow
 def test_two_processes_train_one_run_as_one_process_on_two_devices_does(tmp_path):
     """Two processes (one CPU device each) train 2 iterations, then resume to 3; one process
     with two CPU devices trains 3 straight. Each process keeps its own copy of the parameters
