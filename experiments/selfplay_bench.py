@@ -34,7 +34,7 @@ def hexjax_selfplay(game, net, config: SearchConfig, batch: int, plies: int, mes
     search = make_search(game, net, config)
 
     def run(params, key, state):
-        state, trajectory = selfplay.play(game, search, params, key, state, plies)
+        state, trajectory, _ = selfplay.play(game, search, params, key, state, plies)
         return trajectory.policy.sum() + state.plies.sum()  # keep the work alive
 
     state = selfplay.init_selfplay(game, jax.random.key(0), batch)

@@ -18,7 +18,7 @@ from hexjax.alphazero.search import SearchConfig
 
 @pytest.mark.parametrize("policy", ["gumbel", "puct"])
 def test_iterations_end_to_end_and_compile_once(policy):
-    config = tiny_config(search=SearchConfig(policy=policy, num_simulations=4))
+    config = tiny_config(search=SearchConfig(policy=policy, num_simulations=4), opening_plies=2)
     init, iteration = make_iteration(config)
     chex.clear_trace_counter()  # counts are per function, across parametrised cases
     iteration = jax.jit(chex.assert_max_traces(iteration, n=1))
@@ -29,7 +29,7 @@ def test_iterations_end_to_end_and_compile_once(policy):
     metrics = jax.device_get(metrics)
     assert set(metrics) >= {
         "policy_loss", "value_loss", "policy_entropy", "value_accuracy", "game_length",
-        "first_player_win_rate", "positions", "replay_size", "games_finished",
+        "first_player_win_rate", "positions", "replay_size", "games_finished", "opening_entropy",
     }  # fmt: skip
     assert all(np.isfinite(v) for v in metrics.values())
     assert int(state.iteration) == 5 and int(metrics["positions"]) == 8 * 4

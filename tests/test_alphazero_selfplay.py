@@ -31,12 +31,12 @@ def test_value_targets_of_a_game_played_across_two_iterations():
     search = scripted_search(game, SCRIPT)
     state = selfplay.init_selfplay(game, jax.random.key(0), batch=2)
     # Iteration 1: three plies, the game is not over: nothing is ready, all three pend.
-    state, trajectory = selfplay.play(game, search, None, jax.random.key(1), state, plies=3)
+    state, trajectory, _ = selfplay.play(game, search, None, jax.random.key(1), state, plies=3)
     state, rows, value, ready = selfplay.settle(state, trajectory)
     assert not np.asarray(ready).any()
     assert np.asarray(state.pending.valid).sum() == 2 * 3
     # Iteration 2: plies four and five end the game (Black wins); a new game starts.
-    state, trajectory = selfplay.play(game, search, None, jax.random.key(2), state, plies=3)
+    state, trajectory, _ = selfplay.play(game, search, None, jax.random.key(2), state, plies=3)
     assert np.asarray(trajectory.done).tolist() == [[False, False], [True, True], [False] * 2]
     state, rows, value, ready = selfplay.settle(state, trajectory)
     ready = np.asarray(ready)
@@ -69,7 +69,7 @@ def test_no_position_is_lost_or_duplicated():
 
     @jax.jit
     def iteration(state, buffer, key):
-        state, trajectory = selfplay.play(game, search, params, key, state, plies=7)
+        state, trajectory, _ = selfplay.play(game, search, params, key, state, plies=7)
         state, rows, value, ready = selfplay.settle(state, trajectory)
         buffer = replay.add(buffer, rows.obs, rows.policy, value, ready)
         return state, buffer, trajectory.done.sum()
@@ -91,9 +91,75 @@ def test_discounted_value_targets_shrink_with_the_plies_left():
     game = hexjax.make("hex", size=3)
     state = selfplay.init_selfplay(game, jax.random.key(0), batch=1)
     search = scripted_search(game, SCRIPT)
-    state, trajectory = selfplay.play(game, search, None, jax.random.key(1), state, plies=5)
+    state, trajectory, _ = selfplay.play(game, search, None, jax.random.key(1), state, plies=5)
     value, finished = selfplay.value_targets(trajectory, discount=0.5)
     assert np.asarray(finished).all()
     assert np.asarray(value)[:, 0].tolist() == [0.0625, -0.125, 0.25, -0.5, 1.0]
     value, _ = selfplay.value_targets(trajectory)
     assert np.asarray(value)[:, 0].tolist() == [1, -1, 1, -1, 1]
+
+
+def test_random_openings_play_up_to_the_limit_and_never_end_a_game():
+    """Each game gets k ~ U{0..max_plies} legal plies: every k occurs, about equally often; on
+    Hex 2x2 a ply that would end the game is never played."""
+    game = hexjax.make("hex", size=4)
+    states = jax.vmap(game.init)(jax.random.split(jax.random.key(0), 2000))
+    opened = selfplay.random_openings(game, jax.random.key(1), states, max_plies=3)
+    stones = (np.asarray(opened.board) != 0).reshape(2000, -1).sum(axis=1)
+    counts = np.bincount(stones, minlength=4)
+    assert counts.sum() == 2000 and len(counts) == 4
+    assert (np.abs(counts - 500) < 100).all(), counts
+    # Hex 2x2: Black wins with two stones on ply 3 or 5; games stop before a winning ply.
+    tiny = hexjax.make("hex", size=2)
+    states = jax.vmap(tiny.init)(jax.random.split(jax.random.key(2), 500))
+    opened = selfplay.random_openings(tiny, jax.random.key(3), states, max_plies=4)
+    assert not np.asarray(opened.terminated).any()
+    stones = (np.asarray(opened.board) != 0).reshape(500, -1).sum(axis=1)
+    assert set(stones.tolist()) == {0, 1, 2, 3}  # a fourth stone always ends the 2x2 game
+    # Players alternate through the opening: the side to move follows the stone count.
+    assert (np.asarray(opened.current_player) == stones % 2).all()
+
+
+def test_self_play_from_openings_records_every_searched_position():
+    """New games start from random openings (not recorded); every searched ply is still
+    recorded once, and games begin with 0, 1 or 2 stones."""
+    from hexjax.alphazero.network import NetworkConfig, init_params, make_network
+    from hexjax.alphazero.search import SearchConfig, make_search
+
+    game = hexjax.make("gomoku", size=5, win_length=4)
+    net = make_network(NetworkConfig(preset="tiny"), game.num_actions)
+    params = init_params(net, jax.random.key(0), game.observation_shape)
+    search = make_search(game, net, SearchConfig(num_simulations=2, max_considered_actions=2))
+    state = selfplay.init_selfplay(game, jax.random.key(1), batch=16, opening_plies=2)
+    buffer = replay.init_buffer(game, capacity=10_000)
+
+    @jax.jit
+    def iteration(state, buffer, key):
+        state, trajectory, first = selfplay.play(game, search, params, key, state, 7, 2)
+        state, rows, value, ready = selfplay.settle(state, trajectory)
+        buffer = replay.add(buffer, rows.obs, rows.policy, value, ready)
+        return state, buffer, trajectory, first
+
+    opening_stones = []
+    for i in range(5):
+        before = state.plies
+        state, buffer, trajectory, first = iteration(state, buffer, jax.random.key(10 + i))
+        pending = int(np.asarray(state.pending.valid).sum())
+        assert int(buffer.added) + pending == 16 * 7 * (i + 1)
+        # A game's first searched ply: the stones on its board came from the opening.
+        starts = np.zeros((7, 16), bool)
+        starts[0] = np.asarray(before) == 0
+        starts[1:] = np.asarray(trajectory.done)[:-1]
+        stones = np.asarray(trajectory.obs)[..., :2].reshape(7, 16, -1).sum(axis=-1)
+        opening_stones += stones[starts].tolist()
+        first = np.asarray(first)
+        assert ((first >= 0) == starts).all()
+    assert set(opening_stones) == {0, 1, 2}
+
+
+def test_opening_entropy():
+    entropy = lambda moves: float(selfplay.opening_entropy(jnp.asarray(moves), 9))  # noqa: E731
+    assert entropy([[3, -1], [3, 3]]) == 0.0
+    assert abs(entropy([[3, 5], [-1, -1]]) - np.log(2)) < 1e-6
+    assert abs(entropy(list(range(9))) - np.log(9)) < 1e-6
+    assert entropy([[-1, -1]]) == 0.0

@@ -33,6 +33,9 @@ class TrainConfig:
     optimizer: OptimizerConfig = OptimizerConfig()
     selfplay_games: int = 256
     plies_per_iteration: int = 4
+    # Each new self-play game first plays k ~ U{0..opening_plies} uniformly random plies
+    # (unrecorded), so both colours' won and lost positions keep reaching the replay.
+    opening_plies: int = 0
     replay_capacity: int = 20_000
     min_replay: int = 512  # no training until the buffer holds this many positions
     seed: int = 0
@@ -41,6 +44,8 @@ class TrainConfig:
     def __post_init__(self):
         if self.selfplay_games < 1 or self.plies_per_iteration < 1:
             raise ValueError("selfplay_games and plies_per_iteration must be at least 1")
+        if self.opening_plies < 0:
+            raise ValueError(f"opening_plies must be at least 0, got {self.opening_plies}")
 
 
 PRESETS = {
@@ -134,7 +139,9 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         return TrainState(
             params=params,
             opt_state=optimizer.init(params),
-            selfplay=selfplay.init_selfplay(game, games_key, config.selfplay_games),
+            selfplay=selfplay.init_selfplay(
+                game, games_key, config.selfplay_games, config.opening_plies
+            ),
             replay=replay_lib.init_buffer(game, config.replay_capacity),
             iteration=jnp.int32(0),
             updates=jnp.int32(0),
@@ -161,8 +168,14 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
     def iteration(state: TrainState, key: jax.Array):
         play_key, train_key = jax.random.split(key)
         # SELF-PLAY
-        games, trajectory = selfplay.play(
-            game, search, state.params, play_key, state.selfplay, config.plies_per_iteration
+        games, trajectory, first_moves = selfplay.play(
+            game,
+            search,
+            state.params,
+            play_key,
+            state.selfplay,
+            config.plies_per_iteration,
+            config.opening_plies,
         )
         games, rows, value, ready = selfplay.settle(games, trajectory, config.search.discount)
         buffer = replay_lib.add(state.replay, rows.obs, rows.policy, value, ready)
@@ -181,6 +194,7 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
             "game_length": ready.sum() / per_game,
             "first_player_win_rate": first_wins / per_game,
             "draw_rate": draws / per_game,
+            "opening_entropy": selfplay.opening_entropy(first_moves, game.num_actions),
             "positions": jnp.int32(config.selfplay_games * config.plies_per_iteration),
             "replay_size": buffer.size,
             "updates": updates,

@@ -12,6 +12,11 @@ max_plies, T = plies; pending rows are right-aligned so that they end where the 
 start). A reverse scan carries each game's outcome back from the ply where it ended; rows of
 finished games go to the replay buffer, the rest (the open game's rows, all within the last P)
 become the new pending buffer.
+
+A new game may start from a random opening (`opening_plies` > 0): k ~ U{0..opening_plies}
+uniformly random legal plies, played without search and not recorded. Without it, self-play of
+a solved game like Hex 7x7 collapses onto the first player's winning line: the network then
+never sees a position the second player wins (docs/training.md, "Diverse self-play").
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import jax
 import jax.numpy as jnp
 
 from hexjax.games import Game, State
+from hexjax.games.sampling import random_legal_action
 
 
 @chex.dataclass(frozen=True)
@@ -39,7 +45,7 @@ class Trajectory:
 class SelfPlayState:
     games: State  # batched [B]: the games in flight
     pending: Trajectory  # [P, B]: positions of unfinished games, right-aligned
-    plies: chex.Array  # int32[B] plies played in each game in flight (drives temperature)
+    plies: chex.Array  # int32[B] plies searched in each game in flight (drives temperature)
 
 
 def empty_trajectory(game: Game, length: int, batch: int) -> Trajectory:
@@ -53,29 +59,60 @@ def empty_trajectory(game: Game, length: int, batch: int) -> Trajectory:
     )
 
 
-def init_selfplay(game: Game, key: jax.Array, batch: int) -> SelfPlayState:
-    games = jax.vmap(game.init)(jax.random.split(key, batch))
+def random_openings(game: Game, key: jax.Array, states: State, max_plies: int) -> State:
+    """`states` [B] with k ~ U{0..max_plies} uniformly random legal plies played in each game
+    (k drawn per game); a ply that would end the game is not played."""
+    if max_plies == 0:
+        return states
+    count_key, plies_key = jax.random.split(key)
+    counts = jax.random.randint(count_key, states.terminated.shape, 0, max_plies + 1)
+    step = jax.vmap(game.step)
+
+    def ply(states, inputs):
+        index, ply_key = inputs
+        after = step(states, random_legal_action(ply_key, states.legal_action_mask))
+        return _where((index < counts) & ~after.terminated, after, states), None
+
+    inputs = (jnp.arange(max_plies), jax.random.split(plies_key, max_plies))
+    return jax.lax.scan(ply, states, inputs)[0]
+
+
+def _where(pick: jax.Array, new: State, old: State) -> State:
+    """Per game: `new` where pick (bool[B]), else `old`."""
+    return jax.tree.map(
+        lambda a, b: jnp.where(pick.reshape(-1, *([1] * (b.ndim - 1))), a, b), new, old
+    )
+
+
+def new_games(game: Game, key: jax.Array, batch: int, opening_plies: int = 0) -> State:
+    """`batch` new games, each from a random opening of up to `opening_plies` plies."""
+    if opening_plies == 0:  # the same games as before openings existed
+        return jax.vmap(game.init)(jax.random.split(key, batch))
+    init_key, opening_key = jax.random.split(key)
+    games = jax.vmap(game.init)(jax.random.split(init_key, batch))
+    return random_openings(game, opening_key, games, opening_plies)
+
+
+def init_selfplay(game: Game, key: jax.Array, batch: int, opening_plies: int = 0) -> SelfPlayState:
     return SelfPlayState(
-        games=games,
+        games=new_games(game, key, batch, opening_plies),
         pending=empty_trajectory(game, game.max_plies, batch),
         plies=jnp.zeros(batch, jnp.int32),
     )
 
 
-def reset_finished(game: Game, key: jax.Array, states: State) -> State:
+def reset_finished(game: Game, key: jax.Array, states: State, opening_plies: int = 0) -> State:
     """The batch `states` [B] with every terminated game replaced by a new one."""
     done = states.terminated
-    fresh = jax.vmap(game.init)(jax.random.split(key, done.shape[0]))
-    return jax.tree.map(
-        lambda new, old: jnp.where(done.reshape(-1, *([1] * (old.ndim - 1))), new, old),
-        fresh,
-        states,
-    )
+    return _where(done, new_games(game, key, done.shape[0], opening_plies), states)
 
 
-def play(game: Game, search, params, key, state: SelfPlayState, plies: int):
-    """(new state, Trajectory[T=plies, B]) after `plies` plies of every game, searched with
-    `search(params, key, states, ply) -> SearchResult`."""
+def play(game: Game, search, params, key, state: SelfPlayState, plies: int, opening_plies: int = 0):
+    """(new state, Trajectory[T=plies, B], first_moves int32[T, B]) after `plies` plies of every
+    game, searched with `search(params, key, states, ply) -> SearchResult`; games that end are
+    replaced by new ones from random openings of up to `opening_plies` plies. `first_moves`
+    holds the move searched at each game's first searched ply, -1 elsewhere (for the opening
+    entropy, a sign of collapse)."""
     step = jax.vmap(game.step)
     observe = jax.vmap(game.observe)
 
@@ -93,12 +130,21 @@ def play(game: Game, search, params, key, state: SelfPlayState, plies: int):
             done=done,
             outcome=jnp.where(done[:, None], nxt.rewards, 0.0),
         )
-        games = reset_finished(game, reset_key, nxt)
-        return (games, jnp.where(done, 0, count + 1)), record
+        first_move = jnp.where(count == 0, result.action, -1)
+        games = reset_finished(game, reset_key, nxt, opening_plies)
+        return (games, jnp.where(done, 0, count + 1)), (record, first_move)
 
     keys = jax.random.split(key, plies)
-    (games, count), trajectory = jax.lax.scan(ply, (state.games, state.plies), keys)
-    return state.replace(games=games, plies=count), trajectory
+    (games, count), (trajectory, first_moves) = jax.lax.scan(ply, (state.games, state.plies), keys)
+    return state.replace(games=games, plies=count), trajectory, first_moves
+
+
+def opening_entropy(first_moves: jax.Array, num_actions: int) -> jax.Array:
+    """Entropy (nats) of the empirical distribution of the moves in `first_moves` (-1: none):
+    0 when every game opens alike."""
+    counts = jnp.zeros(num_actions + 1, jnp.float32).at[first_moves.reshape(-1)].add(1.0)[:-1]
+    p = counts / jnp.maximum(counts.sum(), 1.0)
+    return -jnp.sum(jnp.where(p > 0, p * jnp.log(jnp.where(p > 0, p, 1.0)), 0.0))
 
 
 def value_targets(sequence: Trajectory, discount: float = 1.0) -> tuple[jax.Array, jax.Array]:

@@ -45,11 +45,25 @@ def training_curves(records: list[dict], out_dir) -> list[pathlib.Path]:
         for name in ("policy_loss", "value_loss", "td_loss")
     }
     curves = {name: points for name, points in curves.items() if points}
+    signs = {  # what shows self-play collapsing onto one line (AlphaZero runs log them)
+        name: [(r["elapsed_seconds"] / 60, r[name]) for r in trained if name in r]
+        for name in ("first_player_win_rate", "value_accuracy")
+    }
+    signs = {name: points for name, points in signs.items() if points}
     if curves:  # nothing is drawn before the first optimizer step
-        figure, axis = plt.subplots(figsize=(7, 4))
+        rows = 2 if signs else 1
+        figure, axes = plt.subplots(rows, 1, figsize=(7, 4 * rows), squeeze=False, sharex=True)
+        axis = axes[0, 0]
         for name, points in curves.items():
             axis.plot(*zip(*points, strict=True), label=name.replace("_", " "))
-        written.append(_finish(plt, figure, axis, "loss", out_dir / "loss.png"))
+        if signs:
+            _selfplay_panel(axes[1, 0], signs, trained)
+            axis.legend()
+            axis.grid(alpha=0.3)
+            axis.set_ylabel("loss")
+            axis = axes[1, 0]
+        label = "share" if signs else "loss"
+        written.append(_finish(plt, figure, axis, label, out_dir / "loss.png"))
 
     evaluated = [r for r in records if any(k.startswith("vs_") for k in r)]
     if evaluated:
@@ -69,6 +83,22 @@ def training_curves(records: list[dict], out_dir) -> list[pathlib.Path]:
         axis.set_ylim(0, 100)
         written.append(_finish(plt, figure, axis, "score %", out_dir / "evaluation.png"))
     return written
+
+
+def _selfplay_panel(axis, signs: dict, records: list[dict]) -> None:
+    """First-player win rate and value accuracy (0-1), opening entropy on its own axis."""
+    for name, points in signs.items():
+        axis.plot(*zip(*points, strict=True), label=name.replace("_", " "))
+    axis.set_ylim(0, 1.02)
+    entropy = [
+        (r["elapsed_seconds"] / 60, r["opening_entropy"]) for r in records if "opening_entropy" in r
+    ]
+    if entropy:
+        twin = axis.twinx()
+        twin.plot(*zip(*entropy, strict=True), color="C3", alpha=0.6, label="opening entropy")
+        twin.set_ylabel("opening entropy (nats)")
+        twin.set_ylim(bottom=0)
+        twin.legend(loc="lower right")
 
 
 def loss_records(records: list[dict]) -> list[dict]:
