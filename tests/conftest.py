@@ -55,6 +55,7 @@ CONFORMANCE_OPTIONS = {
         {"size": 7, "win_length": 3, "rule": "standard"},
         {"size": 9, "rule": "renju"},
         {"size": 15, "rule": "renju"},
+        {"size": 9, "threats": True},
     ],
     "othello": [{"size": 4}, {"size": 6}, {"size": 8}, {"size": 16}],
 }

@@ -8,7 +8,7 @@ from support.playouts import random_playouts
 import hexjax
 
 GAMES = [
-    ("gomoku", {"size": 7, "win_length": 4}),
+    ("gomoku", {"size": 7, "win_length": 4, "threats": True}),
     ("gomoku", {"size": 9, "rule": "standard"}),
     ("othello", {"size": 6}),
     ("othello", {"size": 8}),

@@ -62,14 +62,15 @@ def observe(game: dict, board: np.ndarray, mover: int):
             swap = mover == 1 and (board == 1).sum() == 1 and (board == 2).sum() == 0
             planes.append(np.full((n, n), swap))
             legal.append(swap)
-    elif game["name"] == "gomoku" and game["rule"] != "renju":
+    elif game["name"] == "gomoku" and game["rule"] != "renju" and not game.get("threats"):
         planes, legal = [own, other, np.full((n, n), mover == 0)], list(empty)
     elif game["name"] == "othello":
         placements = othello_placements(board, mover)
         planes = [own, other, placements]
         legal = [*placements.reshape(-1), not placements.any()]  # pass only when stuck
     else:
-        sys.exit(f"error: this example does not build {game['rule']} observations")
+        variant = "threat-plane" if game.get("threats") else game["rule"]
+        sys.exit(f"error: this example does not build {variant} observations")
     return np.stack(planes, axis=-1).astype(np.float32), np.array(legal, bool)
 
 

@@ -17,6 +17,8 @@ adds a plane marking them. Should Black have only forbidden points left, the gam
 
 Observation float32[n, n, 3] from the mover's view: own stones, opponent stones, and a plane of
 ones when the mover is Black; renju adds a fourth plane, Black's forbidden points (Black to move).
+With `threats=True` four more follow (_threats.py): the mover's win points and four points, then
+the opponent's: the one-move tactics a small network otherwise has to learn to see.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import numpy as np
 from hexjax.games import _square
 from hexjax.games._base import Game, State, Symmetry, checked_int, outcome_rewards
 from hexjax.games._renju import Forbidden
+from hexjax.games._threats import threat_planes
 
 RULES = ("freestyle", "standard", "renju")
 MIN_SIZE, MAX_SIZE = 5, 19
@@ -102,7 +105,9 @@ class Gomoku(Game):
 
     name = "gomoku"
 
-    def __init__(self, size: int = 15, win_length: int = 5, rule: str = "freestyle"):
+    def __init__(
+        self, size: int = 15, win_length: int = 5, rule: str = "freestyle", threats: bool = False
+    ):
         size = checked_int("gomoku size", size, MIN_SIZE, MAX_SIZE)
         win_length = checked_int(f"gomoku win_length (size {size})", win_length, 3, size)
         if rule not in RULES:
@@ -118,9 +123,13 @@ class Gomoku(Game):
         self._line_index, self._line_valid = _line_table(n, self.win_length)
         self._forbidden = Forbidden(n) if rule == "renju" else None
         self._num_variant_planes = 1 if rule == "renju" else 0
+        self.threats = bool(threats)
 
     def __repr__(self) -> str:
-        return f"Gomoku(size={self.size}, win_length={self.win_length}, rule={self.rule!r})"
+        threats = ", threats=True" if self.threats else ""
+        return (
+            f"Gomoku(size={self.size}, win_length={self.win_length}, rule={self.rule!r}{threats})"
+        )
 
     # --- rules ---------------------------------------------------------------------------
 
@@ -220,15 +229,18 @@ class Gomoku(Game):
 
     @property
     def observation_shape(self) -> tuple[int, int, int]:
-        return (self.size, self.size, 3 + self._num_variant_planes)
+        return (self.size, self.size, 3 + self._num_variant_planes + 4 * self.threats)
 
     def observe(self, state: State) -> jax.Array:
         mover = state.current_player
         own = state.board == (mover + 1).astype(jnp.int8)
         opponent = state.board == (2 - mover).astype(jnp.int8)
         black = jnp.broadcast_to(mover == 0, own.shape)
-        planes = [own, opponent, black, *self._variant_planes(state)]
-        return jnp.stack(planes, axis=-1).astype(jnp.float32)
+        planes = jnp.stack([own, opponent, black, *self._variant_planes(state)], axis=-1)
+        if self.threats:
+            threats = threat_planes(own, opponent, self.win_length) & ~state.terminated
+            planes = jnp.concatenate([planes, threats], axis=-1)
+        return planes.astype(jnp.float32)
 
     @functools.cached_property
     def symmetries(self) -> tuple[Symmetry, ...]:

@@ -15,7 +15,9 @@ _REGISTRY: dict[str, type[Game]] = {"hex": Hex, "gomoku": Gomoku, "othello": Oth
 DEFAULT_SIZES = {"hex": 7, "gomoku": 9, "othello": 8}
 # The options only some games take, and which: the one record every command checks its flags
 # against, so that `--rule` on an Othello run is refused rather than ignored.
-GAME_OPTIONS = {"rule": ("gomoku",), "swap": ("hex",)}
+GAME_OPTIONS = {"rule": ("gomoku",), "swap": ("hex",), "threats": ("gomoku",)}
+# Options that change what the network sees, not how the game is played.
+OBSERVATION_OPTIONS = ("threats",)
 
 
 def available_games() -> list[str]:
@@ -58,6 +60,7 @@ class GameConfig:
     size: int = 7
     rule: str = "freestyle"  # gomoku only: freestyle | standard | renju
     swap: bool = False  # hex only
+    threats: bool = False  # gomoku only: observation planes of win and four points
 
     def make(self) -> Game:
         options = {"size": self.size}
@@ -75,3 +78,11 @@ class GameConfig:
             if self.name not in GAME_OPTIONS.get(field.name, (self.name,))
         }
         return dataclasses.replace(self, **unused)
+
+    def rules(self) -> GameConfig:
+        """The game as it is played, whatever its network sees (`canonical` with the
+        observation options at their defaults): what front ends match models by."""
+        defaults = {field.name: field.default for field in dataclasses.fields(self)}
+        return dataclasses.replace(
+            self.canonical(), **{name: defaults[name] for name in OBSERVATION_OPTIONS}
+        )

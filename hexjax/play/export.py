@@ -107,6 +107,7 @@ def describe(config: TrainConfig, name: str, fmt: str) -> dict:
             "size": n,
             "rule": game_config.rule,
             "swap": game_config.swap,
+            "threats": game_config.threats,
         },
         "input": {
             "name": "observations",
@@ -149,6 +150,13 @@ def _planes(game: GameConfig) -> list[str]:
         planes = [*own, "all ones when the mover is Black (player 0), else zeros"]
         if game.rule == "renju":
             planes.append("Black's forbidden empty points, when Black is to move")
+        if game.threats:
+            planes += [
+                f"empty points where {side}'s stone makes {what} (a window of five cells in a "
+                "line with no other stone and no edge; hexjax/games/_threats.py)"
+                for side in ("the mover", "the opponent")
+                for what in ("five", "four with the window's fifth cell empty")
+            ]
         return planes
     if game.name == "othello":
         return [*own, "the mover's legal placements"]

@@ -45,8 +45,8 @@ def describe(game: GameConfig) -> str:
 
 
 def canonical(game: GameConfig) -> GameConfig:
-    """The game as it plays (`GameConfig.canonical`), so two configs of one game compare equal."""
-    return game.canonical()
+    """The game as it plays (`GameConfig.rules`), so two configs of one game compare equal."""
+    return game.rules()
 
 
 def shipped_models(directory=MODELS_DIR) -> list[ModelInfo]:
