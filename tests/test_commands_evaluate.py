@@ -3,6 +3,7 @@ the curve, and clear errors for bad input."""
 
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -185,7 +186,15 @@ def test_puzzles_for_a_gomoku_agent_and_a_baseline(tmp_path, capsys):
     assert sum(r["puzzles"] for r in agent.values()) == 4  # the 9x9 freestyle puzzles
     greedy = results["greedy"]
     assert greedy["win_in_one"]["accuracy"] == 1.0 and greedy["forced_block"]["accuracy"] == 1.0
-    assert "forced_block" in capsys.readouterr().out
+    # Per board: the agent plays its own, a baseline every board of the suite.
+    by_board = json.loads(out.read_text())["puzzles_by_board"]
+    assert list(by_board["agent (2 simulations)"]) == ["9x9 freestyle"]
+    assert "15x15 renju" in by_board["greedy"]
+    greedy_15 = by_board["greedy"]["15x15 freestyle"]
+    assert greedy_15["win_or_block"]["accuracy"] == 1.0 and greedy_15["vcf"]["puzzles"] >= 20
+    printed = capsys.readouterr().out
+    assert "forced_block" in printed and "four_three" in printed
+    assert re.search(r"greedy +15x15 freestyle +(\d+)/\1 100\.0%", printed), printed
 
 
 def test_a_corrupt_checkpoint_gets_one_line_and_the_newest_readable_plays(tmp_path):

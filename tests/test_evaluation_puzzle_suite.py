@@ -53,6 +53,24 @@ def test_the_suite_covers_every_category():
     assert {entry["to_play"] for entry in RAW} == {0, 1}
 
 
+def test_the_15x15_suite_has_the_issue_s_counts():
+    """At 15x15: 40+ freestyle puzzles with every freestyle kind, 20+ renju with traps; both
+    sides to move, and positions reaching every edge region of the board."""
+    at_15 = [entry for entry in RAW if entry["size"] == 15]
+    freestyle = Counter(e["category"] for e in at_15 if e["rule"] == "freestyle")
+    renju = Counter(e["category"] for e in at_15 if e["rule"] == "renju")
+    assert sum(freestyle.values()) >= 40 and sum(renju.values()) >= 20, (freestyle, renju)
+    for category in ("win_in_one", "forced_block", "four_three", "vcf3", "vcf5"):
+        assert freestyle[category] >= 5, freestyle
+    assert renju["renju_trap"] >= 8 and len(renju) == len(checker.CATEGORIES), renju
+    for rule in ("freestyle", "renju"):
+        assert {e["to_play"] for e in at_15 if e["rule"] == rule} == {0, 1}
+    # Some answers lie within two lines of each edge.
+    answers = [checker.parse_move(m, 15) for e in at_15 for m in e["answers"]]
+    assert min(r for r, _ in answers) <= 1 and max(r for r, _ in answers) >= 13
+    assert min(c for _, c in answers) <= 1 and max(c for _, c in answers) >= 13
+
+
 def test_stone_counts_are_plausible():
     for entry in RAW:
         black = sum(row.count("X") for row in entry["board"])
@@ -67,13 +85,12 @@ def test_stored_answers_are_what_the_rules_give(entry):
     assert answers == set(entry["answers"])
 
 
+FIVE_PLIES = [e for e in RAW if e["goal"] in ("vcf5", "four_three")]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "entry",
-    [e for e in RAW if e["goal"] == "vcf5"],
-    ids=[e["id"] for e in RAW if e["goal"] == "vcf5"],
-)
-def test_vcf5_puzzles_have_no_quiet_win(entry):
+@pytest.mark.parametrize("entry", FIVE_PLIES, ids=[e["id"] for e in FIVE_PLIES])
+def test_five_ply_puzzles_have_no_quiet_win(entry):
     """No first move other than the stored fours wins within 5 plies (a double three, say)."""
     answers, problems = checker.analyse(entry, thorough=True)
     assert problems == []
@@ -112,6 +129,24 @@ def test_checker_finds_the_textbook_cases():
     assert checker.analyse(puzzle(six, "win_in_one", "standard"))[1] == ["no win in one"]
     board = checker.parse_board(puzzle(six, "win_in_one", "renju")["board"])
     assert renju_oracle.forbidden_kind(board, 7, 4) == "overline"
+    # A four-three: g8 makes the four d8-g8 (blocked by c8, so only h8 wins) and the open
+    # three g8-g9-g10; once White blocks h8, g7 or g11 makes an open four.
+    four_three = {
+        5: "......X........",
+        6: "......X........",
+        7: "..OXXX.........",
+        12: "...O..O..O.....",
+        13: ".O.............",
+    }
+    assert checker.analyse(puzzle(four_three, "four_three")) == ({"g8"}, [])
+    assert checker.analyse(puzzle(four_three, "vcf3"))[1] == ["no vcf3 win"]
+    board = checker.parse_board(puzzle(four_three, "four_three")["board"])
+    assert checker.is_four_three(board, 0, (7, 6), "freestyle")
+    assert not checker.is_four_three(board, 0, (7, 7), "freestyle")  # h8: a four, no three
+    # Without the column stones g8 is a plain four: White blocks h8 and Black has nothing.
+    plain = four_three | {5: "." * n, 6: "." * n, 13: ".O....X........"}
+    answers, problems = checker.analyse(puzzle(plain, "four_three"))
+    assert answers == set() and problems == ["no four_three win"]
     # A four the defender answers with its own five does not win.
     counter = puzzle({7: "...XXX.........", 9: "..OOOO........."}, "vcf3", to_play=0)
     answers, problems = checker.analyse(counter)
@@ -244,3 +279,13 @@ def test_loader_rejects_duplicates_and_non_lists(tmp_path):
     bad.write_text("[{", encoding="utf-8")
     with pytest.raises(ValueError, match="not valid JSON"):
         load_puzzles(bad)
+
+
+def test_the_generator_keeps_the_file_s_layout():
+    """tests/support/puzzle_generator.py rewrites the file; its layout is the file's own."""
+    from support import puzzle_generator
+
+    text = resources.files("hexjax").joinpath("data", "gomoku_puzzles.json").read_text("utf-8")
+    assert puzzle_generator.dump(RAW) == text
+    generated = [e for e in RAW if e["id"].startswith(puzzle_generator.PREFIX)]
+    assert all(e["size"] == 15 and e["rule"] in ("freestyle", "renju") for e in generated)

@@ -43,3 +43,25 @@ def test_only_the_games_a_player_can_play_are_counted():
         SUITE, lambda game: players.random_player(game) if game.size == 9 else None
     )
     assert sum(r["puzzles"] for r in rates.values()) == sum(p.size == 9 for p in SUITE)
+
+
+def test_rates_per_board_group_the_goals_the_targets_are_set_in():
+    """Win in one + forced block, and the continuous-four wins, per board and rule."""
+    hits = {p.id: p.goal != "vcf5" for p in SUITE if p.size == 15}  # misses every vcf5
+    boards = puzzles.board_rates(SUITE, hits)
+    assert list(boards) == ["15x15 freestyle", "15x15 renju", "15x15 standard"]
+    for board, rates in boards.items():
+        mine = [p for p in SUITE if f"{p.size}x{p.size} {p.rule}" == board]
+        assert rates["all"]["puzzles"] == len(mine)
+        block = [p for p in mine if p.goal in ("win_in_one", "forced_block")]
+        assert rates["win_or_block"] == {
+            "puzzles": len(block),
+            "solved": len(block),
+            "accuracy": 1.0,
+        }
+        fours = [p for p in mine if p.goal in ("vcf3", "four_three", "vcf5")]
+        missed = sum(p.goal == "vcf5" for p in fours)
+        assert rates["vcf"]["puzzles"] == len(fours)
+        assert rates["vcf"]["solved"] == len(fours) - missed
+    by_category = puzzles.solve_rates(SUITE, None, hits)
+    assert by_category["vcf5"]["solved"] == 0 and by_category["four_three"]["accuracy"] == 1.0

@@ -515,16 +515,29 @@ def _puzzles(args, latest: TrainedAgent, specs) -> dict:
         contenders[spec] = lambda game, s=spec: restore.opponent(s, game).make_player(None)
     categories = list(puzzles.CATEGORIES)
     print(f"{'player':<34} " + " ".join(f"{c:>13}" for c in categories))
-    results = {}
+    results, by_board = {}, {}
     for name, player_for in contenders.items():
-        rates = puzzles.solve_rates(suite, player_for)
+        hits = puzzles.solved(suite, player_for)
+        rates = puzzles.solve_rates(suite, player_for, hits)
         results[name] = rates
+        by_board[name] = puzzles.board_rates(suite, hits)
         cells = [
             f"{rates[c]['solved']:>5}/{rates[c]['puzzles']:<3}" if c in rates else "-"
             for c in categories
         ]
         print(f"{name:<34} " + " ".join(f"{cell:>13}" for cell in cells))
-    return {**_settings(args, latest.game), "puzzles": results}
+    # Per board and rule: win in one + forced block, and the wins by continuous fours (vcf3,
+    # four_three, vcf5; renju traps under their goal), the figures the targets are set in.
+    groups = [*puzzles.GROUPS, "all"]
+    print(f"\n{'player':<34} {'board':<16} " + " ".join(f"{g:>18}" for g in groups))
+    for name, boards in by_board.items():
+        for board, rates in boards.items():
+            cells = [
+                f"{r['solved']}/{r['puzzles']} {100 * r['accuracy']:5.1f}%" if r["puzzles"] else "-"
+                for r in (rates[g] for g in groups)
+            ]
+            print(f"{name:<34} {board:<16} " + " ".join(f"{cell:>18}" for cell in cells))
+    return {**_settings(args, latest.game), "puzzles": results, "puzzles_by_board": by_board}
 
 
 def _solved_openings(args, latest: TrainedAgent) -> dict:

@@ -7,8 +7,11 @@ rules alone by tests/support/puzzle_checker.py. Categories:
 * forced_block: the opponent threatens exactly one winning point; the answer is that point.
 * vcf3 / vcf5: the side to move wins by continuous fours within 3 / 5 plies (and not sooner);
   the answers are every first move that does.
+* four_three: a vcf5 position whose every answer is a four-three, a four and an open three made
+  at once (the block of the four leaves the three to become an open four).
 * renju_trap: renju, where the forbidden points decide; `goal` names the question asked
-  (win_in_one, vcf3 or vcf5) and `forbidden` lists the forbidden points the idea turns on.
+  (win_in_one, four_three, vcf3 or vcf5) and `forbidden` lists the forbidden points the idea
+  turns on.
 
 The JSON file holds a list of objects with `id`, `category`, `goal`, `rule`, `size`, `board`
 (n strings, row 0 at the top, '.' empty, 'X' Black, 'O' White), `to_play` (0 Black, 1 White),
@@ -30,8 +33,8 @@ import numpy as np
 from hexjax.games import make
 from hexjax.games._base import Game, State
 
-CATEGORIES = ("win_in_one", "forced_block", "vcf3", "vcf5", "renju_trap")
-RENJU_GOALS = ("win_in_one", "vcf3", "vcf5")
+CATEGORIES = ("win_in_one", "forced_block", "four_three", "vcf3", "vcf5", "renju_trap")
+RENJU_GOALS = ("win_in_one", "four_three", "vcf3", "vcf5")
 RULES = ("freestyle", "standard", "renju")
 SIZES = (9, 13, 15)
 _FIELDS = ("id", "category", "goal", "rule", "size", "board", "to_play", "answers", "note")
@@ -176,16 +179,16 @@ def puzzle_state(puzzle: Puzzle) -> tuple[Game, State]:
     return game, game.from_board(puzzle.board, puzzle.to_play)
 
 
-def solve_rates(puzzles, player_for) -> dict[str, dict[str, float | int]]:
-    """Per category: how many puzzles a player solves (its move is one of the answers).
+def solved(puzzles, player_for) -> dict[str, bool]:
+    """Puzzle id -> whether the player's move is one of the answers.
 
     player_for(game) -> a batched player (key, states) -> actions, or None where the player
-    cannot play that game (a network trained on another board); those puzzles are skipped.
+    cannot play that game (a network trained on another board); those puzzles are left out.
     Puzzles of one game are played as one batch."""
     by_game: dict[tuple[int, str], list[Puzzle]] = {}
     for puzzle in puzzles:
         by_game.setdefault((puzzle.size, puzzle.rule), []).append(puzzle)
-    solved = {category: [0, 0] for category in CATEGORIES}
+    hits = {}
     for (size, rule), group in sorted(by_game.items()):
         game = _game(size, rule)
         player = player_for(game)
@@ -195,10 +198,46 @@ def solve_rates(puzzles, player_for) -> dict[str, dict[str, float | int]]:
         batch = jax.tree.map(lambda *xs: jnp.stack(xs), *states)
         actions = np.asarray(jax.jit(player)(jax.random.key(0), batch))
         for puzzle, action in zip(group, actions, strict=True):
-            solved[puzzle.category][0] += int(action) in puzzle.answers
-            solved[puzzle.category][1] += 1
+            hits[puzzle.id] = int(action) in puzzle.answers
+    return hits
+
+
+def _rate(puzzles) -> dict[str, float | int]:
+    total, hits = len(puzzles), sum(puzzles)
+    return {"puzzles": total, "solved": hits, "accuracy": hits / total if total else 0.0}
+
+
+def solve_rates(puzzles, player_for, hits=None) -> dict[str, dict[str, float | int]]:
+    """Per category (those with puzzles played): how many puzzles a player solves.
+
+    See `solved` for player_for; `hits`, its result, saves playing the puzzles again."""
+    hits = solved(puzzles, player_for) if hits is None else hits
     return {
-        category: {"puzzles": total, "solved": hits, "accuracy": hits / total if total else 0.0}
-        for category, (hits, total) in solved.items()
-        if total
+        category: _rate(group)
+        for category in CATEGORIES
+        if (group := [hits[p.id] for p in puzzles if p.category == category and p.id in hits])
+    }
+
+
+# Goals scored together per board (a renju trap counts under its goal):
+GROUPS = {"win_or_block": ("win_in_one", "forced_block"), "vcf": ("vcf3", "four_three", "vcf5")}
+
+
+def board_rates(puzzles, hits) -> dict[str, dict[str, dict[str, float | int]]]:
+    """Per board and rule played ("15x15 freestyle"), the solve rates of each group of `GROUPS`
+    (by goal: win in one and forced block; wins by continuous fours, the four-threes included)
+    and of all the board's puzzles. `hits` is `solved`'s result."""
+    boards: dict[tuple[int, str], list[Puzzle]] = {}
+    for puzzle in puzzles:
+        if puzzle.id in hits:
+            boards.setdefault((puzzle.size, puzzle.rule), []).append(puzzle)
+    return {
+        f"{size}x{size} {rule}": {
+            **{
+                name: _rate([hits[p.id] for p in group if p.goal in goals])
+                for name, goals in GROUPS.items()
+            },
+            "all": _rate([hits[p.id] for p in group]),
+        }
+        for (size, rule), group in sorted(boards.items())
     }

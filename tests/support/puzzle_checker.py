@@ -39,13 +39,20 @@ What the checker computes, from the rules alone, for the side to move (the "atta
   ("quiet", e.g. a double three) can also win; `quiet_wins_within_five` looks for those by
   trying every defender reply, and a vcf5 puzzle requires there to be none, so its answers are
   likewise all the first moves that win within 5 plies.
-* "No shorter win": a vcf3 puzzle has no win in one; a vcf5 puzzle has no win in one and no
-  first move that wins within 3 plies.
+* four_three: a vcf5 position (the same answer set, every first move that wins within 5 plies,
+  and the same "no shorter win" and "no quiet win" conditions) in which EVERY answer is a
+  four-three (`is_four_three`): the move makes a four, exactly one winning point w, and an open
+  three in another line through it, i.e. once the defender has blocked w there is a point x on
+  another line through the move, legal for the attacker, where its stone makes two or more
+  winning points on that line (a straight four). A vcf5 puzzle may also be won by a four-three
+  (most of the older ones are); the generated ones are not (their first four makes no three).
+* "No shorter win": a vcf3 puzzle has no win in one; a vcf5 or four_three puzzle has no win in
+  one and no first move that wins within 3 plies.
 
-A renju_trap puzzle is one of these goals under renju. The checker confirms that the answer set
-under renju differs from the answer set under freestyle or under standard (the renju rule decides
-the puzzle) and that each point in its optional `forbidden` list (the forbidden points of the
-position that its idea turns on) is empty and forbidden for Black.
+A renju_trap puzzle is one of these goals (not forced_block) under renju. The checker confirms
+that the answer set under renju differs from the answer set under freestyle or under standard
+(the renju rule decides the puzzle) and that each point in its optional `forbidden` list (the
+forbidden points of the position that its idea turns on) is empty and forbidden for Black.
 
 (Renju also says a Black player left with only forbidden points draws; on the puzzle boards
 Black always has plenty of legal moves, so the search never meets that case.)
@@ -63,10 +70,10 @@ K = 5  # five in a row
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # a row, a column, both diagonals
 RULES = ("freestyle", "standard", "renju")
 SIZES = (9, 13, 15)
-CATEGORIES = ("win_in_one", "forced_block", "vcf3", "vcf5", "renju_trap")
-GOALS = ("win_in_one", "forced_block", "vcf3", "vcf5")
-RENJU_GOALS = ("win_in_one", "vcf3", "vcf5")
-PLIES = {"vcf3": 3, "vcf5": 5}
+CATEGORIES = ("win_in_one", "forced_block", "four_three", "vcf3", "vcf5", "renju_trap")
+GOALS = ("win_in_one", "forced_block", "four_three", "vcf3", "vcf5")
+RENJU_GOALS = ("win_in_one", "four_three", "vcf3", "vcf5")
+PLIES = {"vcf3": 3, "four_three": 5, "vcf5": 5}
 SYMBOLS = {".": EMPTY, "X": BLACK, "O": WHITE}
 FIELDS = ("id", "category", "goal", "rule", "size", "board", "to_play", "answers", "note")
 OPTIONAL_FIELDS = ("forbidden",)
@@ -284,6 +291,55 @@ def winning_fours(board, attacker: int, plies: int, rule: str) -> set:
     }
 
 
+def _direction(a, b) -> tuple[int, int]:
+    """The DIRECTIONS entry of the line through the points a != b."""
+    dr, dc = b[0] - a[0], b[1] - a[1]
+    step = ((dr > 0) - (dr < 0), (dc > 0) - (dc < 0))
+    return step if step in DIRECTIONS else (-step[0], -step[1])
+
+
+def is_four_three(board, attacker: int, move, rule: str) -> bool:
+    """Does the legal `move` (attacker to move, no winning point yet) make a four and an open
+    three at once? The four: exactly one winning point w after the move. The three: with the
+    defender's stone on w, some empty point x within 4 of the move on another line through it,
+    legal for the attacker, where the attacker's stone makes two or more winning points on that
+    line (within 5 of the move). Shape only; whether the move wins is `four_wins`'s business."""
+    n, (r, c) = len(board), move
+    assert not five_points(board, attacker, rule) and may_play(board, r, c, attacker, rule)
+    board[r][c] = attacker + 1
+    threats = five_points(board, attacker, rule)
+    try:
+        if len(threats) != 1:
+            return False
+        ((wr, wc),) = threats
+        board[wr][wc] = 2 - attacker  # the defender's stone
+        try:
+            four_line = _direction((r, c), (wr, wc))
+            for dr, dc in DIRECTIONS:
+                if (dr, dc) == four_line:
+                    continue
+                for k in range(-4, 5):
+                    xr, xc = r + k * dr, c + k * dc
+                    if not k or not _on(n, xr, xc) or not may_play(board, xr, xc, attacker, rule):
+                        continue
+                    board[xr][xc] = attacker + 1
+                    wins = sum(
+                        1
+                        for j in range(-5, 6)
+                        if _on(n, r + j * dr, c + j * dc)
+                        and board[r + j * dr][c + j * dc] == EMPTY
+                        and makes_five(board, r + j * dr, c + j * dc, attacker, rule)
+                    )
+                    board[xr][xc] = EMPTY
+                    if wins >= 2:
+                        return True
+            return False
+        finally:
+            board[wr][wc] = EMPTY
+    finally:
+        board[r][c] = EMPTY
+
+
 def quiet_wins_within_five(board, attacker: int, rule: str) -> set:
     """Legal first moves that are neither a five nor a four and still win within 5 plies
     against EVERY defender reply (e.g. a double three). Call only without a win in one.
@@ -354,7 +410,7 @@ def goal_answers(board, to_play: int, goal: str, rule: str) -> set:
 
 def analyse(puzzle: dict, thorough: bool = False) -> tuple[set[str], list[str]]:
     """(answers computed from the rules, problems with the puzzle). `thorough` adds the slow
-    search for quiet wins in vcf5 puzzles."""
+    search for quiet wins in vcf5 and four_three puzzles."""
     n, rule, to_play, goal = puzzle["size"], puzzle["rule"], puzzle["to_play"], puzzle["goal"]
     board = parse_board(puzzle["board"])
     problems = []
@@ -385,9 +441,14 @@ def analyse(puzzle: dict, thorough: bool = False) -> tuple[set[str], list[str]]:
     if goal in PLIES:
         if not answers:
             problems.append(f"no {goal} win")
-        if goal == "vcf5" and not own_fives and winning_fours(board, to_play, 3, rule):
+        if PLIES[goal] == 5 and not own_fives and winning_fours(board, to_play, 3, rule):
             problems.append("there is a win within 3 plies")
-        if goal == "vcf5" and thorough and not own_fives:
+        if goal == "four_three":
+            other = [m for m in answers if not is_four_three(board, to_play, m, rule)]
+            if other:
+                moves = sorted(format_move(r, c, n) for r, c in other)
+                problems.append(f"answers that are not four-threes: {moves}")
+        if PLIES[goal] == 5 and thorough and not own_fives:
             quiet = quiet_wins_within_five(copy.deepcopy(board), to_play, rule)
             if quiet:
                 moves = sorted(format_move(r, c, n) for r, c in quiet)
@@ -418,7 +479,7 @@ def schema_problems(puzzle: dict) -> list[str]:
         problems.append(f"unknown category {category!r}")
     if category == "renju_trap":
         if goal not in RENJU_GOALS or rule != "renju":
-            problems.append("a renju_trap has rule renju and goal win_in_one, vcf3 or vcf5")
+            problems.append("a renju_trap has rule renju and a goal other than forced_block")
     elif goal != category:
         problems.append(f"goal {goal!r} must equal the category {category!r}")
     if "forbidden" in puzzle and category != "renju_trap":
