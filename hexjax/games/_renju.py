@@ -67,7 +67,15 @@ FIVE, OVERLINE = 1, 2
 FOUR_SHIFT, EXT_SHIFT = 2, 4
 # Open points read per level below the candidates, up to 15x15 (see the module docstring).
 LEVEL_SLOTS = (16, 8, 4)
+# In play (`Forbidden.in_play`): doubtful points judged at the first level per board, the
+# bounds of the small reading for boards the first level leaves open, and the boards each of
+# the three tiers reads at a time (see the module docstring).
+FIRST_LEVEL_CANDIDATES = 8
+SMALL_CANDIDATES, SMALL_SLOTS = 8, (4, 4, 2)
+CHUNKS = (64, 8, 4)
 EMPTY, BLACK, BLOCKED = 0, 1, 2
+# A cell's packed counts over its four lines (see `cell_table`): fives, overlines, fours, threes.
+FIVES, OVERLINES, FOURS, THREES = 0, 3, 6, 10
 
 
 def _run_through_centre(line: np.ndarray) -> np.ndarray:
@@ -134,6 +142,18 @@ def pattern_table() -> np.ndarray:
     return table.astype(np.uint16)
 
 
+@functools.cache
+def cell_table() -> np.ndarray:
+    """uint16[3**10]: what one line adds to its cell's packed counts (`Forbidden.status`): a
+    five (bits 0-2 count them over the four lines), an overline (bits 3-5), its number of fours
+    (bits 6-9) and whether it is a three (bits 10-12). Four lines never overflow a field."""
+    table = pattern_table().astype(np.int64)
+    five, overline = (table & FIVE) != 0, (table & OVERLINE) != 0
+    fours, three = (table >> FOUR_SHIFT) & 3, (table >> EXT_SHIFT) != 0
+    packed = five << FIVES | overline << OVERLINES | fours << FOURS | three << THREES
+    return packed.astype(np.uint16)
+
+
 def _extension_slots() -> np.ndarray:
     """int32[256, 2]: the (at most two) set bits of an extension byte, as indices into
     EXTENSION_OFFSETS, -1 where absent. The pattern table never sets more than two."""
@@ -183,6 +203,31 @@ def _first_bits(words: jax.Array, count: int):
     return jnp.stack(picked), jnp.stack(used), words
 
 
+def _in_chunks(tier, out, pending, chunk):
+    """Run `tier(rows int32[chunk]) -> (rows' masks, settled bool[chunk])` on the pending rows
+    of a batch, `chunk` at a time, as long as any is left: (out with the settled rows written,
+    the rows still pending)."""
+    batch = pending.shape[0]
+    chunk = min(chunk, batch)
+    steps = -(-batch // chunk)
+    order = jnp.nonzero(pending, size=steps * chunk, fill_value=batch)[0].astype(jnp.int32)
+    count = jnp.sum(pending, dtype=jnp.int32)
+
+    def body(carry):
+        step, out, still = carry
+        index = jax.lax.dynamic_slice(order, (step * chunk,), (chunk,))
+        masks, settled = tier(jnp.minimum(index, batch - 1))
+        index = jnp.where(settled, index, batch)  # past the end: dropped
+        out = out.at[index].set(masks, mode="drop")
+        still = still.at[index].set(False, mode="drop")
+        return step + 1, out, still
+
+    _, out, still = jax.lax.while_loop(
+        lambda carry: carry[0] * chunk < count, body, (jnp.int32(0), out, pending)
+    )
+    return out, still
+
+
 class Forbidden:
     """Black's forbidden points on n x n boards: `mask(board) -> bool[n*n]`.
 
@@ -202,6 +247,143 @@ class Forbidden:
         self._slots = _extension_slots()
         most = max(bin(int(v) >> EXT_SHIFT).count("1") for v in self._table)
         assert most <= 2  # the table's promise, relied on by the two slots
+        self._cells = cell_table()
+        self._move_target, self._move_weight = self._move_table()
+        # The tiers of `in_play`; tests shrink them to send boards down every path.
+        self.first_candidates = FIRST_LEVEL_CANDIDATES
+        self.small_candidates, self.small_slots = SMALL_CANDIDATES, SMALL_SLOTS
+        self.chunks = CHUNKS
+        self.in_play = self._in_play_function()
+
+    def _move_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """The (direction, cell) codes a stone on each point enters: int32[n*n, 40] indices
+        into the flat int[4 * n*n] codes and uint16[n*n, 40] its base-3 weight there (0 where
+        the cell is off the board; the index is then 0)."""
+        n = self.n
+        target = np.zeros((n * n, 4, len(OFFSETS)), np.int32)
+        weight = np.zeros((n * n, 4, len(OFFSETS)), np.uint16)
+        for action in range(n * n):
+            r, c = divmod(action, n)
+            for d, (dr, dc) in enumerate(DIRECTIONS):
+                for j, offset in enumerate(OFFSETS):  # the stone is at `offset` from the cell
+                    rr, cc = r - offset * dr, c - offset * dc
+                    if 0 <= rr < n and 0 <= cc < n:
+                        target[action, d, j] = d * n * n + rr * n + cc
+                        weight[action, d, j] = 3**j
+        return target.reshape(n * n, -1), weight.reshape(n * n, -1)
+
+    # --- in play: codes and counts kept up to date move by move ------------------------------
+
+    def initial(self, board: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """(codes uint16[4, n*n], counts uint16[n*n]) of a board int8[n, n]: the pattern codes
+        and each cell's packed counts over its four lines (`cell_table`)."""
+        codes = self.codes(board).reshape(4, -1)
+        cells = jnp.asarray(self._cells)[codes]
+        counts = cells[0] + cells[1] + cells[2] + cells[3]
+        return codes.astype(jnp.uint16), counts
+
+    def play(self, codes, counts, action, colour):
+        """codes and counts after a stone of `colour` (1 Black, 2 White) on the empty point
+        `action`: the 40 codes of the cells within the coded radius on its four lines change,
+        and with them those cells' counts."""
+        n2 = self.n * self.n
+        target = jnp.asarray(self._move_target)[action]  # int32[40]
+        added = jnp.asarray(self._move_weight)[action] * colour.astype(jnp.uint16)
+        flat = codes.reshape(-1)
+        old = flat[target]
+        new = old + added
+        table = jnp.asarray(self._cells)
+        change = table[new] - table[old]  # uint16, modulo 2**16: the sums stay exact
+        codes = flat.at[target].add(added).reshape(4, n2)
+        counts = counts.at[target % n2].add(change)
+        return codes, counts
+
+    def status(self, counts, board):
+        """(sure, doubtful), bool[n*n] each, from the counts and the board int8[n*n]: empty
+        points that are forbidden whatever the reading (a double-four or an overline, no five),
+        and those that need the double-three reading (two or more naive threes, nothing else)."""
+        five = (counts >> FIVES) & 7 != 0
+        overline = (counts >> OVERLINES) & 7 != 0
+        fours = (counts >> FOURS) & 15
+        threes = (counts >> THREES) & 7
+        open_point = (board == 0) & ~five
+        sure = open_point & (overline | (fours >= 2))
+        doubtful = open_point & ~overline & (fours < 2) & (threes >= 2)
+        return sure, doubtful
+
+    def first_level(self, codes, sure, doubtful):
+        """(forbidden bool[n*n], decided bool): the reading settled at its first level. Each
+        of the first `first_candidates` doubtful points p gets the extension points x of
+        its threes judged as in `read` (x's other lines, its base features): a line with a
+        good x makes a real three whatever deeper levels say, a line whose every x is bad none.
+        So p is forbidden with two good lines and allowed with fewer than two lines that are
+        not all bad. `decided`: every doubtful point was among them and settled so; then the
+        mask is `read`'s (with at least as many candidates), whatever its slots."""
+        n2 = self.n * self.n
+        codes = codes.astype(jnp.int32)
+        table = jnp.asarray(self._table)
+        points, used, rest = _first_bits(_to_words(doubtful), self.first_candidates)
+        lines = table[codes[:, points]].T  # [K, 4]
+        child, valid = self._extensions(points, lines)  # [K, 4, 2]
+        others = jnp.asarray([[e for e in range(4) if e != d] for d in range(4)])  # [4, 3]
+        features = table[codes[others[None, :, None, :], child[..., None]]]  # [K, 4, 2, 3]
+        bits = features[..., 0] | features[..., 1] | features[..., 2]
+        four = jnp.sum((features >> FOUR_SHIFT) & 3, axis=-1) >= 1
+        three_count = jnp.sum((features >> EXT_SHIFT) != 0, axis=-1)
+        bad = ((bits & (FIVE | OVERLINE)) != 0) | four
+        good = valid & ~bad & (three_count < 2)
+        good_lines = jnp.sum(jnp.any(good, axis=-1), axis=-1)  # [K]
+        live_lines = jnp.sum(jnp.any(valid & ~bad, axis=-1), axis=-1)
+        settled = (good_lines >= 2) | (live_lines < 2)
+        hit = jnp.arange(n2) == points[:, None]  # [K, n*n]
+        cleared = jnp.any(hit & (used & (good_lines < 2))[:, None], axis=0)
+        decided = jnp.all(settled | ~used) & ~jnp.any(rest != 0)
+        return sure | (doubtful & ~cleared), decided
+
+    def _in_play_function(self):
+        """`in_play(board, codes, sure, doubtful, needs) -> forbidden bool[n*n]`, board int8[n*n]
+        (see the module docstring). Alone it reads the board when `needs`; under `jax.vmap` it
+        reads only the boards that need it, at the first level, then with small slots, then
+        with the full ones, each for the boards the one before leaves open."""
+
+        def full(board, codes):
+            return self.read(board, codes.astype(jnp.int32), self.candidates, self.slots)[0]
+
+        @jax.custom_batching.custom_vmap
+        def in_play(board, codes, sure, doubtful, needs):
+            return jax.lax.cond(needs, full, lambda *_: sure, board, codes)
+
+        @in_play.def_vmap
+        def in_play_batched(axis_size, in_batched, board, codes, sure, doubtful, needs):
+            args = [
+                x if batched else jnp.broadcast_to(x, (axis_size, *x.shape))
+                for x, batched in zip(
+                    (board, codes, sure, doubtful, needs), in_batched, strict=True
+                )
+            ]
+            board, codes, sure, doubtful, needs = args
+
+            def first(rows):
+                return self.first_level(codes[rows], sure[rows], doubtful[rows])
+
+            def small(rows):
+                mask, overflow = self.read(
+                    board[rows],
+                    codes[rows].astype(jnp.int32),
+                    self.small_candidates,
+                    self.small_slots,
+                )
+                return mask, ~overflow
+
+            def last(rows):
+                return full(board[rows], codes[rows]), jnp.bool_(True)
+
+            forbidden, pending = sure, needs
+            for tier, chunk in zip((first, small, last), self.chunks, strict=True):
+                forbidden, pending = _in_chunks(jax.vmap(tier), forbidden, pending, chunk)
+            return forbidden, True
+
+        return in_play
 
     def codes(self, board: jax.Array) -> jax.Array:
         """int32[4, n, n]: pattern code of every cell in each direction. board: int8[n, n]."""
@@ -223,9 +405,17 @@ class Forbidden:
 
     def mask(self, board: jax.Array) -> jax.Array:
         """bool[n*n]: empty cells where a Black stone is forbidden. board: int8[n, n]."""
+        codes = self.codes(board).reshape(4, -1)
+        return self.read(board.reshape(-1), codes, self.candidates, self.slots)[0]
+
+    def read(self, board, flat_codes, candidates, slots):
+        """(forbidden bool[n*n], overflow bool) on the board int8[n*n] with its pattern codes
+        int[4, n*n], reading up to `candidates` doubtful points and `slots[level]` open points
+        per level. `overflow` says that some doubtful or open point was past those bounds, so
+        that larger bounds (with as many levels) could give another answer; without it, every
+        reading with as many levels and at least these bounds gives this mask."""
         n = self.n
-        codes = self.codes(board)
-        features = self._lookup(codes)  # uint16[4, n, n]
+        features = self._lookup(flat_codes)  # uint16[4, n*n]
         any_bits = features[0] | features[1] | features[2] | features[3]
         five, overline = (any_bits & FIVE) != 0, (any_bits & OVERLINE) != 0
         fours = sum(((f >> FOUR_SHIFT) & 3).astype(jnp.int8) for f in features)
@@ -233,12 +423,12 @@ class Forbidden:
         empty = board == 0
         sure = empty & ~five & (overline | (fours >= 2))
         # Only a point with two or more threes (counted naively) can be a double-three.
-        doubtful = (empty & ~five & ~overline & (fours < 2) & (threes >= 2)).reshape(-1)
+        doubtful = empty & ~five & ~overline & (fours < 2) & (threes >= 2)
 
         # UP TO `candidates` SUCH POINTS p (the first in reading order; any others count as
         # plain double-threes), then the nested reading below them.
-        points, used, _ = _first_bits(_to_words(doubtful), self.candidates)
-        flat_codes, flat_features = codes.reshape(4, -1), features.reshape(4, -1)
+        points, used, rest = _first_bits(_to_words(doubtful), candidates)
+        flat_features = features
         root_lines = flat_features[:, points].T  # uint16[K, 4]
         # The first level, for every cell x at once: x as the extension point of a three on
         # its line d (bits 2d, 2d+1). Black on p and x makes a straight four on line d (one
@@ -256,21 +446,24 @@ class Forbidden:
             word = bad.astype(jnp.uint32) | (open_.astype(jnp.uint32) << 1)
             summary = summary | (word << (2 * d))
         first_level = (summary, flat_features)
-        real = self._double_three(
-            flat_codes, points, points[:, None][:, :0], root_lines, first_level=first_level
+        real, overflow = self._double_three(
+            flat_codes, points, used, points[:, None][:, :0], root_lines, slots, 0, first_level
         )
         hit = jnp.arange(n * n) == points[:, None]  # [K, n*n]
         cleared = jnp.any(hit & (used & ~real)[:, None], axis=0)
-        return sure.reshape(-1) | (doubtful & ~cleared)
+        return sure | (doubtful & ~cleared), overflow | jnp.any(rest != 0)
 
-    def _double_three(self, flat_codes, cells, path, lines, level=0, first_level=None):
-        """bool[M]: do `cells` (int32[M], each with two or more naive threes, no five, overline
-        or double-four, on the board with the stones `path` int32[M, L] played) make two real
-        threes? lines: their uint16[M, 4] line features. Reads the extension points of their
-        threes (children), and recursively the children that are double-three candidates
-        themselves, while slots last (`self.slots[level]` of them at this level). At the first
-        level (the doubtful points themselves, no path) `first_level` = (summary uint32[n*n],
-        features uint16[4, n*n]) judges the children without lookups (see `mask`)."""
+    def _double_three(self, flat_codes, cells, used, path, lines, slots, level, first_level=None):
+        """(bool[M], overflow bool): do `cells` (int32[M], each with two or more naive threes,
+        no five, overline or double-four, on the board with the stones `path` int32[M, L]
+        played) make two real threes? `used` bool[M] marks the cells that are read (the others
+        fill unused slots: their answers are dropped and their children come after all others).
+        lines: their uint16[M, 4] line features. Reads the extension points of their threes
+        (children), and recursively the children that are double-three candidates themselves,
+        while slots last (`slots[level]` of them at this level); `overflow` says some open
+        child of a used cell was past the slots. At the first level (the doubtful points
+        themselves, no path) `first_level` = (summary uint32[n*n], features uint16[4, n*n])
+        judges the children without lookups (see `read`)."""
         m = cells.shape[0]
         child, valid = self._extensions(cells, lines)  # [M, 4, 2]
         child = child.reshape(-1)
@@ -291,10 +484,12 @@ class Forbidden:
             bad, open_ = (word & 1) != 0, (word & 2) != 0
         open_ = open_ & valid.reshape(-1)
         allowed = ~bad & ~open_
-        if level < len(self.slots):
+        if level == len(slots):
+            overflow = jnp.bool_(False)  # the last level: open children count naively
+        else:
             # Read the first `slots[level]` open children; the others count naively (as
             # double-threes: not allowed).
-            picked, picked_used = _first(open_, self.slots[level])
+            picked, picked_used = _first(open_, slots[level])
             if first_level is None:
                 picked_lines = child_lines[picked]
             else:  # the base features, with the straight four on the incoming line
@@ -304,14 +499,23 @@ class Forbidden:
                     jnp.uint16(1 << FOUR_SHIFT),
                     flat_features[:, child[picked]].T,
                 )
-            picked_real = self._double_three(
-                flat_codes, child[picked], child_path[picked], picked_lines, level + 1
+            picked_real, overflow = self._double_three(
+                flat_codes,
+                child[picked],
+                picked_used,
+                child_path[picked],
+                picked_lines,
+                slots,
+                level + 1,
             )
             hit = (jnp.arange(8 * m) == picked[:, None]) & picked_used[:, None]  # [S, 8M]
             read_allowed = jnp.any(hit & ~picked_real[:, None], axis=0)
             allowed = allowed | (open_ & read_allowed)
+            # Children of used cells come first, so the picked ones are theirs while any is left.
+            wanted = jnp.sum(open_ & jnp.repeat(used, 8), dtype=jnp.int32)
+            overflow = overflow | (wanted > slots[level])
         real = jnp.sum(jnp.any(valid & allowed.reshape(m, 4, 2), axis=-1), axis=-1)  # [M]
-        return real >= 2
+        return real >= 2, overflow
 
     def _lines_with(self, flat_codes, cells, path):
         """uint16[M, 4]: line features of `cells` (int32[M]) on the board with the Black stones

@@ -21,11 +21,13 @@ ones when the mover is Black; renju adds a fourth plane, Black's forbidden point
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from flax import struct
 
 from hexjax.games import _square
 from hexjax.games._base import Game, State, Symmetry, checked_int, outcome_rewards
@@ -35,6 +37,15 @@ RULES = ("freestyle", "standard", "renju")
 MIN_SIZE, MAX_SIZE = 5, 19
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # along a row, a column, both diagonals
 _SYMBOLS = {0: ".", 1: "X", 2: "O"}
+
+
+@struct.dataclass
+class RenjuState(State):
+    """Renju keeps the pattern codes of every cell and line, and each cell's counts over its
+    lines, up to date move by move (hexjax/games/_renju.py)."""
+
+    codes: jax.Array  # uint16[4, n*n]: base-3 code of the 10 cells around each cell, per line
+    counts: jax.Array  # uint16[n*n]: fives, overlines, fours and threes of Black there, packed
 
 
 def _line_table(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -128,7 +139,7 @@ class Gomoku(Game):
         del key  # Gomoku starts from the empty board.
         n = self.size
         board = jnp.zeros((n, n), jnp.int8)
-        return State(
+        state = State(
             board=board,
             current_player=jnp.int32(0),
             legal_action_mask=self._legal_mask(board.reshape(-1), jnp.int32(0), jnp.bool_(False)),
@@ -137,6 +148,19 @@ class Gomoku(Game):
             winner=jnp.int32(-1),
             step_count=jnp.int32(0),
         )
+        return self._with_codes(state)
+
+    def _with_codes(self, state: State) -> State:
+        """Renju: the state with the codes and counts of its board (the other rules: as is)."""
+        if self._forbidden is None:
+            return state
+        codes, counts = self._jit_initial(state.board)
+        fields = {f.name: getattr(state, f.name) for f in dataclasses.fields(state)}
+        return RenjuState(**fields, codes=codes, counts=counts)
+
+    @functools.cached_property
+    def _jit_initial(self):
+        return jax.jit(self._forbidden.initial)
 
     def _run_lengths(self, board: jax.Array, cell: jax.Array, colour: jax.Array) -> jax.Array:
         """int32[4]: length of the run of `colour` through `cell` in each direction, counting
@@ -204,7 +228,11 @@ class Gomoku(Game):
         step_count = state.step_count + 1
         terminated = won | (step_count >= self.num_cells)
         next_player = 1 - mover
-        mask = self._legal_mask(board, next_player, terminated)
+        if self._forbidden is None:
+            mask = self._legal_mask(board, next_player, terminated)
+            variant = {}
+        else:
+            mask, variant = self._renju_mask(state, board, action, colour, next_player, terminated)
         # Renju: Black may be left with only forbidden points; the game is then drawn.
         terminated = terminated | ~mask.any()
         return state.replace(
@@ -214,7 +242,21 @@ class Gomoku(Game):
             terminated=terminated,
             winner=jnp.where(won, mover, -1).astype(jnp.int32),
             step_count=step_count,
+            **variant,
         )
+
+    def _renju_mask(self, state, board, action, colour, next_player, terminated):
+        """The legal mask after a renju move, from codes and counts updated around the move;
+        the double-three reading runs only where Black is to move and a point needs it (under
+        `jax.vmap`, only on those boards: `Forbidden.in_play`). -> (mask, new state fields)."""
+        forbidden = self._forbidden
+        codes, counts = forbidden.play(state.codes, state.counts, action, colour)
+        sure, doubtful = forbidden.status(counts, board)
+        black = next_player == 0
+        needs = black & ~terminated & doubtful.any()
+        blocked = forbidden.in_play(board, codes, sure, doubtful, needs) & black
+        mask = (board == 0) & ~terminated & ~blocked
+        return mask, {"codes": codes, "counts": counts}
 
     # --- observation and symmetries --------------------------------------------------------
 
@@ -285,7 +327,7 @@ class Gomoku(Game):
         flat = jnp.asarray(board.reshape(-1))
         mask = self._jit_legal_mask(flat, jnp.int32(to_play), jnp.bool_(terminated))
         terminated = terminated or not bool(mask.any())
-        return State(
+        state = State(
             board=jnp.asarray(board),
             current_player=jnp.int32(to_play),
             legal_action_mask=mask,
@@ -294,3 +336,4 @@ class Gomoku(Game):
             winner=jnp.int32(winner),
             step_count=jnp.int32(stones),
         )
+        return self._with_codes(state)
