@@ -16,6 +16,7 @@ from support.renju_oracle import forbidden_points
 from support.renju_positions import crowded_boards, nested_chain_boards
 
 import hexjax
+from hexjax.games._renju import _to_words
 
 N = 15
 
@@ -100,15 +101,17 @@ def tiers(game, states, boards):
     reading, full reading), by the tiers' own tests."""
     forbidden = game._forbidden
     flat = jnp.asarray(boards.reshape(len(boards), -1))
-    codes, counts = jax.vmap(forbidden.initial)(jnp.asarray(boards))
+    counts = jax.vmap(forbidden.initial)(jnp.asarray(boards))
     sure, doubtful = jax.vmap(forbidden.status)(counts, flat)
     needs = np.asarray(doubtful.any(axis=1) & (states.current_player == 0) & ~states.terminated)
-    first = np.asarray(jax.vmap(forbidden.first_level)(codes, sure, doubtful)[1])
+    first = jax.vmap(forbidden.first_level)(flat, counts, jax.vmap(_to_words)(doubtful))[2]
+    first = np.asarray(first)
 
-    def small(board, codes):
+    def small(board):
+        codes = forbidden.codes(board.reshape(N, N)).reshape(4, -1)
         return forbidden.read(board, codes, forbidden.small_candidates, forbidden.small_slots)[1]
 
-    overflow = np.asarray(jax.vmap(small)(flat, codes.astype(jnp.int32)))
+    overflow = np.asarray(jax.vmap(small)(flat))
     black = np.asarray((states.current_player == 0) & ~states.terminated)
     return (
         int((black & ~needs).sum()),
@@ -120,8 +123,8 @@ def tiers(game, states, boards):
 
 def test_random_games_step_masks_match_the_reference():
     """Every ply of 64 random games: White's masks hold every empty point; Black's, at every
-    eighth state, exactly the points the oracle allows; codes and counts equal those
-    computed afresh from the board."""
+    eighth state, exactly the points the oracle allows; the counts equal those computed
+    afresh from the board."""
     game = renju()
     states, _ = random_playouts(game, jax.random.key(11), batch=64)
     flat = jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), states)
@@ -135,8 +138,7 @@ def test_random_games_step_masks_match_the_reference():
     assert mismatches(picked, boards[sample]) == 0
     forbidden = np.asarray(picked.legal_action_mask) != empty[sample]
     assert forbidden.sum() > 50  # the sample does hold forbidden points
-    codes, counts = jax.vmap(game._forbidden.initial)(flat.board)
-    assert (np.asarray(codes) == np.asarray(flat.codes)).all()
+    counts = jax.vmap(game._forbidden.initial)(flat.board)
     assert (np.asarray(counts) == np.asarray(flat.counts)).all()
 
 

@@ -48,6 +48,32 @@ these slots equals the one with 60 candidates and 60 slots on each of 12 levels,
 references (docs/games.md); one board there needs the third level. Nothing depends on the board
 size; a larger board only has room for more doubtful points in one position, hence the slots in
 proportion to the area above 15x15.
+
+IN PLAY (`Forbidden.play`, `status`, `in_play`, used by the game's `step`), the same mask at a
+fraction of the cost; `mask` above stays the reference for a board on its own.
+
+- The state keeps each cell's counts over its four lines (`cell_table`: fives, overlines, fours,
+  threes, packed in a uint16). A stone enters the codes of the 10 cells around it on each line
+  and nothing else, so a move recomputes those 40 codes from the 21 cells of each line through
+  it and adds the change of their counts; no codes are kept (the tiers below recode just the
+  boards they read). Sure points (a double-four or an overline, no five) and doubtful points
+  then follow elementwise.
+- Only boards with Black to move, not over, with a doubtful point need the reading (in random
+  play about a third of Black's positions have one; the first level below settles all but
+  about one in forty of those). Under `jax.vmap` (every caller of `step`
+  batches it) `in_play` has its own batching rule (`jax.custom_batching.custom_vmap`): inside a
+  vmapped function a `lax.cond` runs both branches for every board, while the rule sees the
+  whole batch and reads just those boards, a chunk at a time in a `while_loop`, in three tiers:
+  1. the first level, for the first 8 doubtful points of a board: an extension point x is judged
+     on its other lines, whose counts are x's less the line through p. A line with a good x
+     makes a real three whatever deeper levels say and a line whose every x is bad makes none,
+     so p is decided when it has two good lines or fewer than two lines not all bad. A board
+     whose doubtful points all fit and are decided gets exactly `mask`'s answer (any slots);
+  2. the others: `read` with 8 candidates and slots 4, 4, 2 (as many levels), which also says
+     whether any doubtful or open point was past those bounds. If none was, it read the whole
+     tree that `mask` reads, and the answer is `mask`'s;
+  3. the rest: `mask` itself.
+  Called alone (`jit(step)` on one game), `in_play` is `mask` behind a `lax.cond` on the need.
 """
 
 from __future__ import annotations
@@ -72,7 +98,7 @@ LEVEL_SLOTS = (16, 8, 4)
 # the three tiers reads at a time (see the module docstring).
 FIRST_LEVEL_CANDIDATES = 8
 SMALL_CANDIDATES, SMALL_SLOTS = 8, (4, 4, 2)
-CHUNKS = (64, 8, 4)
+CHUNKS = (64, 2, 1)
 EMPTY, BLACK, BLOCKED = 0, 1, 2
 # A cell's packed counts over its four lines (see `cell_table`): fives, overlines, fours, threes.
 FIVES, OVERLINES, FOURS, THREES = 0, 3, 6, 10
@@ -204,9 +230,9 @@ def _first_bits(words: jax.Array, count: int):
 
 
 def _in_chunks(tier, out, pending, chunk):
-    """Run `tier(rows int32[chunk]) -> (rows' masks, settled bool[chunk])` on the pending rows
-    of a batch, `chunk` at a time, as long as any is left: (out with the settled rows written,
-    the rows still pending)."""
+    """Run `tier(index int32[chunk], out) -> (out, settled bool[chunk])` on the pending rows of
+    a batch, `chunk` at a time while any is left (an index past the batch pads the last chunk;
+    tiers drop it): (out, the rows still pending)."""
     batch = pending.shape[0]
     chunk = min(chunk, batch)
     steps = -(-batch // chunk)
@@ -216,10 +242,8 @@ def _in_chunks(tier, out, pending, chunk):
     def body(carry):
         step, out, still = carry
         index = jax.lax.dynamic_slice(order, (step * chunk,), (chunk,))
-        masks, settled = tier(jnp.minimum(index, batch - 1))
-        index = jnp.where(settled, index, batch)  # past the end: dropped
-        out = out.at[index].set(masks, mode="drop")
-        still = still.at[index].set(False, mode="drop")
+        out, settled = tier(index, out)
+        still = still.at[jnp.where(settled, index, batch)].set(False, mode="drop")
         return step + 1, out, still
 
     _, out, still = jax.lax.while_loop(
@@ -248,55 +272,61 @@ class Forbidden:
         most = max(bin(int(v) >> EXT_SHIFT).count("1") for v in self._table)
         assert most <= 2  # the table's promise, relied on by the two slots
         self._cells = cell_table()
-        self._move_target, self._move_weight = self._move_table()
+        self._segments, self._targets, self._window = self._move_tables()
         # The tiers of `in_play`; tests shrink them to send boards down every path.
         self.first_candidates = FIRST_LEVEL_CANDIDATES
         self.small_candidates, self.small_slots = SMALL_CANDIDATES, SMALL_SLOTS
         self.chunks = CHUNKS
         self.in_play = self._in_play_function()
 
-    def _move_table(self) -> tuple[np.ndarray, np.ndarray]:
-        """The (direction, cell) codes a stone on each point enters: int32[n*n, 40] indices
-        into the flat int[4 * n*n] codes and uint16[n*n, 40] its base-3 weight there (0 where
-        the cell is off the board; the index is then 0)."""
+    def _move_tables(self):
+        """For a stone on each point: int32[n*n, 4, 21] the cells at offsets -10..10 along
+        each line through it (n*n, a BLOCKED cell appended to the board, off it), int32[n*n,
+        4, 10] the cells at offsets -5..5 but 0 whose codes it enters (n*n off the board), and
+        int32[21, 10] the weights that turn a segment into those 10 codes (see `play`)."""
         n = self.n
-        target = np.zeros((n * n, 4, len(OFFSETS)), np.int32)
-        weight = np.zeros((n * n, 4, len(OFFSETS)), np.uint16)
+        span = 2 * RADIUS
+        segments = np.full((n * n, 4, 2 * span + 1), n * n, np.int32)
+        targets = np.full((n * n, 4, len(OFFSETS)), n * n, np.int32)
         for action in range(n * n):
             r, c = divmod(action, n)
             for d, (dr, dc) in enumerate(DIRECTIONS):
-                for j, offset in enumerate(OFFSETS):  # the stone is at `offset` from the cell
-                    rr, cc = r - offset * dr, c - offset * dc
+                for t in range(-span, span + 1):
+                    rr, cc = r + t * dr, c + t * dc
                     if 0 <= rr < n and 0 <= cc < n:
-                        target[action, d, j] = d * n * n + rr * n + cc
-                        weight[action, d, j] = 3**j
-        return target.reshape(n * n, -1), weight.reshape(n * n, -1)
+                        segments[action, d, t + span] = rr * n + cc
+                        if t in OFFSETS:
+                            targets[action, d, OFFSETS.index(t)] = rr * n + cc
+        # The code of the cell at offset j holds the cell at offset j + o with weight 3**i.
+        window = np.zeros((2 * span + 1, len(OFFSETS)), np.int32)
+        for jj, j in enumerate(OFFSETS):
+            for i, o in enumerate(OFFSETS):
+                window[span + j + o, jj] += 3**i
+        return segments, targets, window
 
-    # --- in play: codes and counts kept up to date move by move ------------------------------
+    # --- in play: counts kept up to date move by move ---------------------------------------
 
-    def initial(self, board: jax.Array) -> tuple[jax.Array, jax.Array]:
-        """(codes uint16[4, n*n], counts uint16[n*n]) of a board int8[n, n]: the pattern codes
-        and each cell's packed counts over its four lines (`cell_table`)."""
-        codes = self.codes(board).reshape(4, -1)
-        cells = jnp.asarray(self._cells)[codes]
-        counts = cells[0] + cells[1] + cells[2] + cells[3]
-        return codes.astype(jnp.uint16), counts
+    def initial(self, board: jax.Array) -> jax.Array:
+        """uint16[n*n]: each cell's packed counts over its four lines (`cell_table`) on a board
+        int8[n, n]."""
+        cells = jnp.asarray(self._cells)[self.codes(board)]
+        return (cells[0] + cells[1] + cells[2] + cells[3]).reshape(-1)
 
-    def play(self, codes, counts, action, colour):
-        """codes and counts after a stone of `colour` (1 Black, 2 White) on the empty point
-        `action`: the 40 codes of the cells within the coded radius on its four lines change,
-        and with them those cells' counts."""
-        n2 = self.n * self.n
-        target = jnp.asarray(self._move_target)[action]  # int32[40]
-        added = jnp.asarray(self._move_weight)[action] * colour.astype(jnp.uint16)
-        flat = codes.reshape(-1)
-        old = flat[target]
-        new = old + added
+    def play(self, counts, board, action, colour):
+        """The counts after a stone of `colour` (1 Black, 2 White) on the point `action`;
+        board: int8[n*n] with the stone on it. The stone enters the codes of the 10 cells
+        around it on each line, so those 40 cells' counts change: their codes come from the
+        21 cells of each line through it (one gather, one small product), the codes before
+        the move by taking the stone out again."""
+        padded = jnp.concatenate([board, jnp.full(1, BLOCKED, board.dtype)]).astype(jnp.int32)
+        line = padded[jnp.asarray(self._segments)[action]]  # [4, 21]
+        new = line @ jnp.asarray(self._window)  # [4, 10]
+        digits = [OFFSETS.index(-j) for j in OFFSETS]  # of the stone, in each cell's code
+        old = new - colour.astype(jnp.int32) * jnp.asarray([3**i for i in digits])
         table = jnp.asarray(self._cells)
         change = table[new] - table[old]  # uint16, modulo 2**16: the sums stay exact
-        codes = flat.at[target].add(added).reshape(4, n2)
-        counts = counts.at[target % n2].add(change)
-        return codes, counts
+        target = jnp.asarray(self._targets)[action]  # [4, 10], n*n off the board: dropped
+        return counts.at[target].add(change, mode="drop")
 
     def status(self, counts, board):
         """(sure, doubtful), bool[n*n] each, from the counts and the board int8[n*n]: empty
@@ -311,76 +341,88 @@ class Forbidden:
         doubtful = open_point & ~overline & (fours < 2) & (threes >= 2)
         return sure, doubtful
 
-    def first_level(self, codes, sure, doubtful):
-        """(forbidden bool[n*n], decided bool): the reading settled at its first level. Each
-        of the first `first_candidates` doubtful points p gets the extension points x of
-        its threes judged as in `read` (x's other lines, its base features): a line with a
-        good x makes a real three whatever deeper levels say, a line whose every x is bad none.
-        So p is forbidden with two good lines and allowed with fewer than two lines that are
-        not all bad. `decided`: every doubtful point was among them and settled so; then the
-        mask is `read`'s (with at least as many candidates), whatever its slots."""
-        n2 = self.n * self.n
-        codes = codes.astype(jnp.int32)
-        table = jnp.asarray(self._table)
-        points, used, rest = _first_bits(_to_words(doubtful), self.first_candidates)
-        lines = table[codes[:, points]].T  # [K, 4]
+    def first_level(self, board, counts, words):
+        """(points int32[K], allowed bool[K], decided bool): the reading of a board int8[n*n]
+        (counts as `play` keeps them, words uint32[W]: its doubtful points, bit-packed)
+        settled at the first level. Each of its first K = `first_candidates` doubtful points p
+        gets the extension points x of its threes judged as in `read` (on x's other lines:
+        their counts are x's less the line through p): a line with a good x makes a real three
+        whatever deeper levels say, a line whose every x is bad none. So p is forbidden with
+        two good lines, allowed with fewer than two lines not all bad, and otherwise needs
+        deeper levels. `allowed` marks the points p (used slots only) that are allowed;
+        `decided` says every doubtful point was among them and settled, so that `read` (with
+        as many candidates or more, any slots) allows exactly those."""
+        table, cells = jnp.asarray(self._table), jnp.asarray(self._cells)
+        codes = self.codes(board.reshape(self.n, self.n)).reshape(4, -1)
+        points, used, rest = _first_bits(words, self.first_candidates)
+        lines = table[codes[jnp.arange(4)[None, :], points[:, None]]]  # [K, 4]
         child, valid = self._extensions(points, lines)  # [K, 4, 2]
-        others = jnp.asarray([[e for e in range(4) if e != d] for d in range(4)])  # [4, 3]
-        features = table[codes[others[None, :, None, :], child[..., None]]]  # [K, 4, 2, 3]
-        bits = features[..., 0] | features[..., 1] | features[..., 2]
-        four = jnp.sum((features >> FOUR_SHIFT) & 3, axis=-1) >= 1
-        three_count = jnp.sum((features >> EXT_SHIFT) != 0, axis=-1)
-        bad = ((bits & (FIVE | OVERLINE)) != 0) | four
-        good = valid & ~bad & (three_count < 2)
+        through_p = cells[codes[jnp.arange(4)[None, :, None], child]]  # x's line through p
+        others = counts[child] - through_p  # packed counts of x's other three lines
+        bad = ((others >> FIVES) & 7 != 0) | ((others >> OVERLINES) & 7 != 0)
+        bad = bad | ((others >> FOURS) & 15 != 0)
+        good = valid & ~bad & ((others >> THREES) & 7 < 2)
         good_lines = jnp.sum(jnp.any(good, axis=-1), axis=-1)  # [K]
         live_lines = jnp.sum(jnp.any(valid & ~bad, axis=-1), axis=-1)
         settled = (good_lines >= 2) | (live_lines < 2)
-        hit = jnp.arange(n2) == points[:, None]  # [K, n*n]
-        cleared = jnp.any(hit & (used & (good_lines < 2))[:, None], axis=0)
         decided = jnp.all(settled | ~used) & ~jnp.any(rest != 0)
-        return sure | (doubtful & ~cleared), decided
+        return points, used & (good_lines < 2), decided
 
     def _in_play_function(self):
-        """`in_play(board, codes, sure, doubtful, needs) -> forbidden bool[n*n]`, board int8[n*n]
-        (see the module docstring). Alone it reads the board when `needs`; under `jax.vmap` it
-        reads only the boards that need it, at the first level, then with small slots, then
-        with the full ones, each for the boards the one before leaves open."""
+        """`in_play(board, counts, sure, doubtful, needs) -> forbidden bool[n*n]`, board
+        int8[n*n], the rest as `play` and `status` give them (see the module docstring). Alone
+        it reads the board when `needs`; under `jax.vmap` it reads only the boards that need
+        it: at the first level, then with small slots, then with the full ones, each for the
+        boards the one before leaves open."""
+        n = self.n
 
-        def full(board, codes):
-            return self.read(board, codes.astype(jnp.int32), self.candidates, self.slots)[0]
+        def read(board, candidates, slots):
+            codes = self.codes(board.reshape(n, n)).reshape(4, -1)
+            return self.read(board, codes, candidates, slots)
+
+        def full(board):
+            return read(board, self.candidates, self.slots)[0]
 
         @jax.custom_batching.custom_vmap
-        def in_play(board, codes, sure, doubtful, needs):
-            return jax.lax.cond(needs, full, lambda *_: sure, board, codes)
+        def in_play(board, counts, sure, doubtful, needs):
+            return jax.lax.cond(needs, full, lambda _: sure, board)
 
         @in_play.def_vmap
-        def in_play_batched(axis_size, in_batched, board, codes, sure, doubtful, needs):
-            args = [
+        def in_play_batched(axis_size, in_batched, *args):
+            board, counts, sure, doubtful, needs = (
                 x if batched else jnp.broadcast_to(x, (axis_size, *x.shape))
-                for x, batched in zip(
-                    (board, codes, sure, doubtful, needs), in_batched, strict=True
+                for x, batched in zip(args, in_batched, strict=True)
+            )
+            batch, n2 = sure.shape
+            words = jax.vmap(_to_words)(doubtful)
+
+            def first(index, cleared):
+                rows = jnp.minimum(index, batch - 1)
+                level = jax.vmap(self.first_level)
+                points, allowed, decided = level(board[rows], counts[rows], words[rows])
+                write = allowed & decided[:, None] & (index < batch)[:, None]
+                flat = jnp.where(write, rows[:, None] * n2 + points, batch * n2)
+                return cleared.at[flat].set(True, mode="drop"), decided
+
+            def small(index, forbidden):
+                rows = jnp.minimum(index, batch - 1)
+                mask, overflow = jax.vmap(read, in_axes=(0, None, None))(
+                    board[rows], self.small_candidates, self.small_slots
                 )
-            ]
-            board, codes, sure, doubtful, needs = args
+                write = jnp.where(overflow, batch, index)
+                return forbidden.at[write].set(mask, mode="drop"), ~overflow
 
-            def first(rows):
-                return self.first_level(codes[rows], sure[rows], doubtful[rows])
+            def last(index, forbidden):
+                mask = jax.vmap(full)(board[jnp.minimum(index, batch - 1)])
+                return forbidden.at[index].set(mask, mode="drop"), jnp.ones_like(index, bool)
 
-            def small(rows):
-                mask, overflow = self.read(
-                    board[rows],
-                    codes[rows].astype(jnp.int32),
-                    self.small_candidates,
-                    self.small_slots,
-                )
-                return mask, ~overflow
-
-            def last(rows):
-                return full(board[rows], codes[rows]), jnp.bool_(True)
-
-            forbidden, pending = sure, needs
-            for tier, chunk in zip((first, small, last), self.chunks, strict=True):
-                forbidden, pending = _in_chunks(jax.vmap(tier), forbidden, pending, chunk)
+            first_chunk, small_chunk, last_chunk = self.chunks
+            cleared = jnp.zeros(batch * n2, bool)
+            cleared, pending = _in_chunks(first, cleared, needs, first_chunk)
+            # Boards settled at the first level; the pending ones are overwritten below.
+            forbidden = sure | (doubtful & needs[:, None] & ~cleared.reshape(batch, n2))
+            forbidden, pending = _in_chunks(small, forbidden, pending, small_chunk)
+            forbidden, _ = _in_chunks(last, forbidden, pending, last_chunk)
             return forbidden, True
 
         return in_play

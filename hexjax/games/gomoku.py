@@ -12,8 +12,9 @@ overline.
 
 Rule variants hook in through `_variant_forbidden` (cells removed from the mover's legal mask)
 and `_variant_planes` (extra observation planes); freestyle and standard add nothing, renju
-removes Black's forbidden points (computed for every empty cell each step, see _renju.py) and
-adds a plane marking them. Should Black have only forbidden points left, the game is a draw.
+removes Black's forbidden points (every empty cell judged after each move, from counts kept in
+the state and a reading only of the boards that need it, see _renju.py) and adds a plane
+marking them. Should Black have only forbidden points left, the game is a draw.
 
 Observation float32[n, n, 3] from the mover's view: own stones, opponent stones, and a plane of
 ones when the mover is Black; renju adds a fourth plane, Black's forbidden points (Black to move).
@@ -41,11 +42,10 @@ _SYMBOLS = {0: ".", 1: "X", 2: "O"}
 
 @struct.dataclass
 class RenjuState(State):
-    """Renju keeps the pattern codes of every cell and line, and each cell's counts over its
-    lines, up to date move by move (hexjax/games/_renju.py)."""
+    """Renju keeps each cell's counts over its four lines up to date move by move
+    (hexjax/games/_renju.py)."""
 
-    codes: jax.Array  # uint16[4, n*n]: base-3 code of the 10 cells around each cell, per line
-    counts: jax.Array  # uint16[n*n]: fives, overlines, fours and threes of Black there, packed
+    counts: jax.Array  # uint16[n*n]: Black's fives, overlines, fours and threes there, packed
 
 
 def _line_table(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -151,12 +151,12 @@ class Gomoku(Game):
         return self._with_codes(state)
 
     def _with_codes(self, state: State) -> State:
-        """Renju: the state with the codes and counts of its board (the other rules: as is)."""
+        """Renju: the state with the counts of its board (the other rules: as is)."""
         if self._forbidden is None:
             return state
-        codes, counts = self._jit_initial(state.board)
+        counts = self._jit_initial(state.board)
         fields = {f.name: getattr(state, f.name) for f in dataclasses.fields(state)}
-        return RenjuState(**fields, codes=codes, counts=counts)
+        return RenjuState(**fields, counts=counts)
 
     @functools.cached_property
     def _jit_initial(self):
@@ -246,17 +246,17 @@ class Gomoku(Game):
         )
 
     def _renju_mask(self, state, board, action, colour, next_player, terminated):
-        """The legal mask after a renju move, from codes and counts updated around the move;
-        the double-three reading runs only where Black is to move and a point needs it (under
+        """The legal mask after a renju move, from counts updated around the move; the
+        double-three reading runs only where Black is to move and a point needs it (under
         `jax.vmap`, only on those boards: `Forbidden.in_play`). -> (mask, new state fields)."""
         forbidden = self._forbidden
-        codes, counts = forbidden.play(state.codes, state.counts, action, colour)
+        counts = forbidden.play(state.counts, board, action, colour)
         sure, doubtful = forbidden.status(counts, board)
         black = next_player == 0
         needs = black & ~terminated & doubtful.any()
-        blocked = forbidden.in_play(board, codes, sure, doubtful, needs) & black
+        blocked = forbidden.in_play(board, counts, sure, doubtful, needs) & black
         mask = (board == 0) & ~terminated & ~blocked
-        return mask, {"codes": codes, "counts": counts}
+        return mask, {"counts": counts}
 
     # --- observation and symmetries --------------------------------------------------------
 
