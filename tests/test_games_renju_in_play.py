@@ -12,11 +12,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from support.playouts import random_playouts
+from support.renju_golden import GOLDEN
 from support.renju_oracle import forbidden_points
 from support.renju_positions import crowded_boards, nested_chain_boards
 
 import hexjax
-from hexjax.games._renju import _to_words
+from hexjax.games._renju import Forbidden, _to_words
 
 N = 15
 
@@ -183,3 +184,25 @@ def test_single_and_nested_vmap_steps_match_the_reference():
     grid = jax.jit(jax.vmap(jax.vmap(game.step, in_axes=(None, 0)), in_axes=(0, None)))
     after = jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), grid(pair, moves))
     assert mismatches(after, np.asarray(after.board)) == 0
+
+
+def test_tiers_keep_the_bounds_of_the_full_reading():
+    """The golden chain that needs three levels: with the full reading bounded to two (a
+    `Forbidden` built so), the tiers bound themselves alike and read it as `mask` does, wrongly;
+    with the default bounds they read it as the oracle does."""
+    name, black, white, point, forbidden = GOLDEN[-1]
+    assert name == "nested chain read three levels deep" and forbidden
+    board = np.zeros((N, N), np.int8)
+    board[tuple(np.transpose(black))] = 1
+    board[tuple(np.transpose(white))] = 2
+    flat = jnp.asarray(board.reshape(1, -1))
+    cell = point[0] * N + point[1]
+    for bounds, expected in (({}, True), ({"slots": (16, 8)}, False)):
+        reading = Forbidden(N, **bounds)
+        counts = jax.vmap(reading.initial)(jnp.asarray(board[None]))
+        sure, doubtful = jax.vmap(reading.status)(counts, flat)
+        needs = doubtful.any(axis=1)
+        mask = jax.jit(jax.vmap(reading.in_play))(flat, counts, sure, doubtful, needs)
+        assert bool(mask[0, cell]) == expected
+        assert bool(reading.mask(jnp.asarray(board))[cell]) == expected
+    assert bool(oracle_mask(board)[cell])

@@ -60,18 +60,19 @@ fraction of the cost; `mask` above stays the reference for a board on its own.
   then follow elementwise.
 - Only boards with Black to move, not over, with a doubtful point need the reading (in random
   play about a third of Black's positions have one; the first level below settles all but
-  about one in forty of those). Under `jax.vmap` (every caller of `step`
-  batches it) `in_play` has its own batching rule (`jax.custom_batching.custom_vmap`): inside a
-  vmapped function a `lax.cond` runs both branches for every board, while the rule sees the
-  whole batch and reads just those boards, a chunk at a time in a `while_loop`, in three tiers:
-  1. the first level, for the first 8 doubtful points of a board: an extension point x is judged
-     on its other lines, whose counts are x's less the line through p. A line with a good x
-     makes a real three whatever deeper levels say and a line whose every x is bad makes none,
-     so p is decided when it has two good lines or fewer than two lines not all bad. A board
-     whose doubtful points all fit and are decided gets exactly `mask`'s answer (any slots);
-  2. the others: `read` with 8 candidates and slots 4, 4, 2 (as many levels), which also says
-     whether any doubtful or open point was past those bounds. If none was, it read the whole
-     tree that `mask` reads, and the answer is `mask`'s;
+  about one in forty of those). Under `jax.vmap` (every caller of `step` batches it) `in_play`
+  has its own batching rule (`jax.custom_batching.custom_vmap`): inside a vmapped function a
+  `lax.cond` runs both branches for every board, while the rule sees the whole batch and reads
+  just those boards, a chunk at a time in a `while_loop`, in three tiers:
+  1. the first level, for the first 8 doubtful points of a board (at most `candidates`): an
+     extension point x is judged on its other lines, whose counts are x's less the line
+     through p. A line with a good x makes a real three whatever deeper levels say and a line
+     whose every x is bad makes none, so p is decided when it has two good lines or fewer
+     than two lines not all bad. A board whose doubtful points all fit and are decided gets
+     exactly `mask`'s answer (any slots);
+  2. the others: `read` with 8 candidates and slots 4, 4, 2 (never above the full bounds, and
+     as many levels), which also says whether any doubtful or open point was past those
+     bounds. If none was, it read the whole tree that `mask` reads: the answer is `mask`'s;
   3. the rest: `mask` itself.
   Called alone (`jit(step)` on one game), `in_play` is `mask` behind a `lax.cond` on the need.
 """
@@ -274,8 +275,12 @@ class Forbidden:
         self._cells = cell_table()
         self._segments, self._targets, self._window = self._move_tables()
         # The tiers of `in_play`; tests shrink them to send boards down every path.
-        self.first_candidates = FIRST_LEVEL_CANDIDATES
-        self.small_candidates, self.small_slots = SMALL_CANDIDATES, SMALL_SLOTS
+        # Never more than the full reading's bounds, and as many levels: each tier's answer
+        # is then the full reading's (see the module docstring).
+        self.first_candidates = min(FIRST_LEVEL_CANDIDATES, self.candidates)
+        self.small_candidates = min(SMALL_CANDIDATES, self.candidates)
+        small = SMALL_SLOTS + SMALL_SLOTS[-1:] * len(self.slots)
+        self.small_slots = tuple(min(a, b) for a, b in zip(small, self.slots, strict=False))
         self.chunks = CHUNKS
         self.in_play = self._in_play_function()
 

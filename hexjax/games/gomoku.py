@@ -253,7 +253,8 @@ class Gomoku(Game):
         counts = forbidden.play(state.counts, board, action, colour)
         sure, doubtful = forbidden.status(counts, board)
         black = next_player == 0
-        needs = black & ~terminated & doubtful.any()
+        # A finished game's step is thrown away (`Game.step`): no reading for it either.
+        needs = black & ~terminated & ~state.terminated & doubtful.any()
         blocked = forbidden.in_play(board, counts, sure, doubtful, needs) & black
         mask = (board == 0) & ~terminated & ~blocked
         return mask, {"counts": counts}
