@@ -39,7 +39,12 @@ def positions(game, count, plies, seed=0):
 @pytest.mark.parametrize("policy", ["gumbel", "puct"])
 @pytest.mark.parametrize(
     ("name", "options"),
-    [("hex", {"size": 4}), ("gomoku", {"size": 5, "win_length": 3}), ("othello", {"size": 6})],
+    [
+        ("hex", {"size": 4}),
+        ("gomoku", {"size": 5, "win_length": 3}),
+        ("othello", {"size": 6}),
+        ("gomoku", {"size": 9, "rule": "renju"}),  # renju's batched reading inside mctx
+    ],
 )
 def test_search_never_picks_or_expands_illegal_actions(policy, name, options):
     game = hexjax.make(name, **options)

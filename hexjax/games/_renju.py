@@ -48,6 +48,33 @@ these slots equals the one with 60 candidates and 60 slots on each of 12 levels,
 references (docs/games.md); one board there needs the third level. Nothing depends on the board
 size; a larger board only has room for more doubtful points in one position, hence the slots in
 proportion to the area above 15x15.
+
+IN PLAY (`Forbidden.play`, `status`, `in_play`, used by the game's `step`), the same mask at a
+fraction of the cost; `mask` above stays the reference for a board on its own.
+
+- The state keeps each cell's counts over its four lines (`cell_table`: fives, overlines, fours,
+  threes, packed in a uint16). A stone enters the codes of the 10 cells around it on each line
+  and nothing else, so a move recomputes those 40 codes from the 21 cells of each line through
+  it and adds the change of their counts; no codes are kept (the tiers below recode just the
+  boards they read). Sure points (a double-four or an overline, no five) and doubtful points
+  then follow elementwise.
+- Only boards with Black to move, not over, with a doubtful point need the reading (in random
+  play about a third of Black's positions have one; the first level below settles all but
+  about one in forty of those). Under `jax.vmap` (every caller of `step` batches it) `in_play`
+  has its own batching rule (`jax.custom_batching.custom_vmap`): inside a vmapped function a
+  `lax.cond` runs both branches for every board, while the rule sees the whole batch and reads
+  just those boards, a chunk at a time in a `while_loop`, in three tiers:
+  1. the first level, for the first 8 doubtful points of a board (at most `candidates`): an
+     extension point x is judged on its other lines, whose counts are x's less the line
+     through p. A line with a good x makes a real three whatever deeper levels say and a line
+     whose every x is bad makes none, so p is decided when it has two good lines or fewer
+     than two lines not all bad. A board whose doubtful points all fit and are decided gets
+     exactly `mask`'s answer (any slots);
+  2. the others: `read` with 8 candidates and slots 4, 4, 2 (never above the full bounds, and
+     as many levels), which also says whether any doubtful or open point was past those
+     bounds. If none was, it read the whole tree that `mask` reads: the answer is `mask`'s;
+  3. the rest: `mask` itself.
+  Called alone (`jit(step)` on one game), `in_play` is `mask` behind a `lax.cond` on the need.
 """
 
 from __future__ import annotations
@@ -67,7 +94,15 @@ FIVE, OVERLINE = 1, 2
 FOUR_SHIFT, EXT_SHIFT = 2, 4
 # Open points read per level below the candidates, up to 15x15 (see the module docstring).
 LEVEL_SLOTS = (16, 8, 4)
+# In play (`Forbidden.in_play`): doubtful points judged at the first level per board, the
+# bounds of the small reading for boards the first level leaves open, and the boards each of
+# the three tiers reads at a time (see the module docstring).
+FIRST_LEVEL_CANDIDATES = 8
+SMALL_CANDIDATES, SMALL_SLOTS = 8, (4, 4, 2)
+CHUNKS = (64, 2, 1)
 EMPTY, BLACK, BLOCKED = 0, 1, 2
+# A cell's packed counts over its four lines (see `cell_table`): fives, overlines, fours, threes.
+FIVES, OVERLINES, FOURS, THREES = 0, 3, 6, 10
 
 
 def _run_through_centre(line: np.ndarray) -> np.ndarray:
@@ -134,6 +169,18 @@ def pattern_table() -> np.ndarray:
     return table.astype(np.uint16)
 
 
+@functools.cache
+def cell_table() -> np.ndarray:
+    """uint16[3**10]: what one line adds to its cell's packed counts (`Forbidden.status`): a
+    five (bits 0-2 count them over the four lines), an overline (bits 3-5), its number of fours
+    (bits 6-9) and whether it is a three (bits 10-12). Four lines never overflow a field."""
+    table = pattern_table().astype(np.int64)
+    five, overline = (table & FIVE) != 0, (table & OVERLINE) != 0
+    fours, three = (table >> FOUR_SHIFT) & 3, (table >> EXT_SHIFT) != 0
+    packed = five << FIVES | overline << OVERLINES | fours << FOURS | three << THREES
+    return packed.astype(np.uint16)
+
+
 def _extension_slots() -> np.ndarray:
     """int32[256, 2]: the (at most two) set bits of an extension byte, as indices into
     EXTENSION_OFFSETS, -1 where absent. The pattern table never sets more than two."""
@@ -183,6 +230,29 @@ def _first_bits(words: jax.Array, count: int):
     return jnp.stack(picked), jnp.stack(used), words
 
 
+def _in_chunks(tier, out, pending, chunk):
+    """Run `tier(index int32[chunk], out) -> (out, settled bool[chunk])` on the pending rows of
+    a batch, `chunk` at a time while any is left (an index past the batch pads the last chunk;
+    tiers drop it): (out, the rows still pending)."""
+    batch = pending.shape[0]
+    chunk = min(chunk, batch)
+    steps = -(-batch // chunk)
+    order = jnp.nonzero(pending, size=steps * chunk, fill_value=batch)[0].astype(jnp.int32)
+    count = jnp.sum(pending, dtype=jnp.int32)
+
+    def body(carry):
+        step, out, still = carry
+        index = jax.lax.dynamic_slice(order, (step * chunk,), (chunk,))
+        out, settled = tier(index, out)
+        still = still.at[jnp.where(settled, index, batch)].set(False, mode="drop")
+        return step + 1, out, still
+
+    _, out, still = jax.lax.while_loop(
+        lambda carry: carry[0] * chunk < count, body, (jnp.int32(0), out, pending)
+    )
+    return out, still
+
+
 class Forbidden:
     """Black's forbidden points on n x n boards: `mask(board) -> bool[n*n]`.
 
@@ -202,6 +272,165 @@ class Forbidden:
         self._slots = _extension_slots()
         most = max(bin(int(v) >> EXT_SHIFT).count("1") for v in self._table)
         assert most <= 2  # the table's promise, relied on by the two slots
+        self._cells = cell_table()
+        self._segments, self._targets, self._window = self._move_tables()
+        # The tiers of `in_play`; tests shrink them to send boards down every path.
+        # Never more than the full reading's bounds, and as many levels: each tier's answer
+        # is then the full reading's (see the module docstring).
+        self.first_candidates = min(FIRST_LEVEL_CANDIDATES, self.candidates)
+        self.small_candidates = min(SMALL_CANDIDATES, self.candidates)
+        small = SMALL_SLOTS + SMALL_SLOTS[-1:] * len(self.slots)
+        self.small_slots = tuple(min(a, b) for a, b in zip(small, self.slots, strict=False))
+        self.chunks = CHUNKS
+        self.in_play = self._in_play_function()
+
+    def _move_tables(self):
+        """For a stone on each point: int32[n*n, 4, 21] the cells at offsets -10..10 along
+        each line through it (n*n, a BLOCKED cell appended to the board, off it), int32[n*n,
+        4, 10] the cells at offsets -5..5 but 0 whose codes it enters (n*n off the board), and
+        int32[21, 10] the weights that turn a segment into those 10 codes (see `play`)."""
+        n = self.n
+        span = 2 * RADIUS
+        segments = np.full((n * n, 4, 2 * span + 1), n * n, np.int32)
+        targets = np.full((n * n, 4, len(OFFSETS)), n * n, np.int32)
+        for action in range(n * n):
+            r, c = divmod(action, n)
+            for d, (dr, dc) in enumerate(DIRECTIONS):
+                for t in range(-span, span + 1):
+                    rr, cc = r + t * dr, c + t * dc
+                    if 0 <= rr < n and 0 <= cc < n:
+                        segments[action, d, t + span] = rr * n + cc
+                        if t in OFFSETS:
+                            targets[action, d, OFFSETS.index(t)] = rr * n + cc
+        # The code of the cell at offset j holds the cell at offset j + o with weight 3**i.
+        window = np.zeros((2 * span + 1, len(OFFSETS)), np.int32)
+        for jj, j in enumerate(OFFSETS):
+            for i, o in enumerate(OFFSETS):
+                window[span + j + o, jj] += 3**i
+        return segments, targets, window
+
+    # --- in play: counts kept up to date move by move ---------------------------------------
+
+    def initial(self, board: jax.Array) -> jax.Array:
+        """uint16[n*n]: each cell's packed counts over its four lines (`cell_table`) on a board
+        int8[n, n]."""
+        cells = jnp.asarray(self._cells)[self.codes(board)]
+        return (cells[0] + cells[1] + cells[2] + cells[3]).reshape(-1)
+
+    def play(self, counts, board, action, colour):
+        """The counts after a stone of `colour` (1 Black, 2 White) on the point `action`;
+        board: int8[n*n] with the stone on it. The stone enters the codes of the 10 cells
+        around it on each line, so those 40 cells' counts change: their codes come from the
+        21 cells of each line through it (one gather, one small product), the codes before
+        the move by taking the stone out again."""
+        padded = jnp.concatenate([board, jnp.full(1, BLOCKED, board.dtype)]).astype(jnp.int32)
+        line = padded[jnp.asarray(self._segments)[action]]  # [4, 21]
+        new = line @ jnp.asarray(self._window)  # [4, 10]
+        digits = [OFFSETS.index(-j) for j in OFFSETS]  # of the stone, in each cell's code
+        old = new - colour.astype(jnp.int32) * jnp.asarray([3**i for i in digits])
+        table = jnp.asarray(self._cells)
+        change = table[new] - table[old]  # uint16, modulo 2**16: the sums stay exact
+        target = jnp.asarray(self._targets)[action]  # [4, 10], n*n off the board: dropped
+        return counts.at[target].add(change, mode="drop")
+
+    def status(self, counts, board):
+        """(sure, doubtful), bool[n*n] each, from the counts and the board int8[n*n]: empty
+        points that are forbidden whatever the reading (a double-four or an overline, no five),
+        and those that need the double-three reading (two or more naive threes, nothing else)."""
+        five = (counts >> FIVES) & 7 != 0
+        overline = (counts >> OVERLINES) & 7 != 0
+        fours = (counts >> FOURS) & 15
+        threes = (counts >> THREES) & 7
+        open_point = (board == 0) & ~five
+        sure = open_point & (overline | (fours >= 2))
+        doubtful = open_point & ~overline & (fours < 2) & (threes >= 2)
+        return sure, doubtful
+
+    def first_level(self, board, counts, words):
+        """(points int32[K], allowed bool[K], decided bool): the reading of a board int8[n*n]
+        (counts as `play` keeps them, words uint32[W]: its doubtful points, bit-packed)
+        settled at the first level. Each of its first K = `first_candidates` doubtful points p
+        gets the extension points x of its threes judged as in `read` (on x's other lines:
+        their counts are x's less the line through p): a line with a good x makes a real three
+        whatever deeper levels say, a line whose every x is bad none. So p is forbidden with
+        two good lines, allowed with fewer than two lines not all bad, and otherwise needs
+        deeper levels. `allowed` marks the points p (used slots only) that are allowed;
+        `decided` says every doubtful point was among them and settled, so that `read` (with
+        as many candidates or more, any slots) allows exactly those."""
+        table, cells = jnp.asarray(self._table), jnp.asarray(self._cells)
+        codes = self.codes(board.reshape(self.n, self.n)).reshape(4, -1)
+        points, used, rest = _first_bits(words, self.first_candidates)
+        lines = table[codes[jnp.arange(4)[None, :], points[:, None]]]  # [K, 4]
+        child, valid = self._extensions(points, lines)  # [K, 4, 2]
+        through_p = cells[codes[jnp.arange(4)[None, :, None], child]]  # x's line through p
+        others = counts[child] - through_p  # packed counts of x's other three lines
+        bad = ((others >> FIVES) & 7 != 0) | ((others >> OVERLINES) & 7 != 0)
+        bad = bad | ((others >> FOURS) & 15 != 0)
+        good = valid & ~bad & ((others >> THREES) & 7 < 2)
+        good_lines = jnp.sum(jnp.any(good, axis=-1), axis=-1)  # [K]
+        live_lines = jnp.sum(jnp.any(valid & ~bad, axis=-1), axis=-1)
+        settled = (good_lines >= 2) | (live_lines < 2)
+        decided = jnp.all(settled | ~used) & ~jnp.any(rest != 0)
+        return points, used & (good_lines < 2), decided
+
+    def _in_play_function(self):
+        """`in_play(board, counts, sure, doubtful, needs) -> forbidden bool[n*n]`, board
+        int8[n*n], the rest as `play` and `status` give them (see the module docstring). Alone
+        it reads the board when `needs`; under `jax.vmap` it reads only the boards that need
+        it: at the first level, then with small slots, then with the full ones, each for the
+        boards the one before leaves open."""
+        n = self.n
+
+        def read(board, candidates, slots):
+            codes = self.codes(board.reshape(n, n)).reshape(4, -1)
+            return self.read(board, codes, candidates, slots)
+
+        def full(board):
+            return read(board, self.candidates, self.slots)[0]
+
+        @jax.custom_batching.custom_vmap
+        def in_play(board, counts, sure, doubtful, needs):
+            return jax.lax.cond(needs, full, lambda _: sure, board)
+
+        @in_play.def_vmap
+        def in_play_batched(axis_size, in_batched, *args):
+            board, counts, sure, doubtful, needs = (
+                x if batched else jnp.broadcast_to(x, (axis_size, *x.shape))
+                for x, batched in zip(args, in_batched, strict=True)
+            )
+            batch, n2 = sure.shape
+            words = jax.vmap(_to_words)(doubtful)
+
+            def first(index, cleared):
+                rows = jnp.minimum(index, batch - 1)
+                level = jax.vmap(self.first_level)
+                points, allowed, decided = level(board[rows], counts[rows], words[rows])
+                write = allowed & decided[:, None] & (index < batch)[:, None]
+                flat = jnp.where(write, rows[:, None] * n2 + points, batch * n2)
+                return cleared.at[flat].set(True, mode="drop"), decided
+
+            def small(index, forbidden):
+                rows = jnp.minimum(index, batch - 1)
+                mask, overflow = jax.vmap(read, in_axes=(0, None, None))(
+                    board[rows], self.small_candidates, self.small_slots
+                )
+                write = jnp.where(overflow, batch, index)
+                return forbidden.at[write].set(mask, mode="drop"), ~overflow
+
+            def last(index, forbidden):
+                mask = jax.vmap(full)(board[jnp.minimum(index, batch - 1)])
+                return forbidden.at[index].set(mask, mode="drop"), jnp.ones_like(index, bool)
+
+            first_chunk, small_chunk, last_chunk = self.chunks
+            cleared = jnp.zeros(batch * n2, bool)
+            cleared, pending = _in_chunks(first, cleared, needs, first_chunk)
+            # Boards settled at the first level; the pending ones are overwritten below.
+            forbidden = sure | (doubtful & needs[:, None] & ~cleared.reshape(batch, n2))
+            forbidden, pending = _in_chunks(small, forbidden, pending, small_chunk)
+            forbidden, _ = _in_chunks(last, forbidden, pending, last_chunk)
+            return forbidden, True
+
+        return in_play
 
     def codes(self, board: jax.Array) -> jax.Array:
         """int32[4, n, n]: pattern code of every cell in each direction. board: int8[n, n]."""
@@ -223,9 +452,17 @@ class Forbidden:
 
     def mask(self, board: jax.Array) -> jax.Array:
         """bool[n*n]: empty cells where a Black stone is forbidden. board: int8[n, n]."""
+        codes = self.codes(board).reshape(4, -1)
+        return self.read(board.reshape(-1), codes, self.candidates, self.slots)[0]
+
+    def read(self, board, flat_codes, candidates, slots):
+        """(forbidden bool[n*n], overflow bool) on the board int8[n*n] with its pattern codes
+        int[4, n*n], reading up to `candidates` doubtful points and `slots[level]` open points
+        per level. `overflow` says that some doubtful or open point was past those bounds, so
+        that larger bounds (with as many levels) could give another answer; without it, every
+        reading with as many levels and at least these bounds gives this mask."""
         n = self.n
-        codes = self.codes(board)
-        features = self._lookup(codes)  # uint16[4, n, n]
+        features = self._lookup(flat_codes)  # uint16[4, n*n]
         any_bits = features[0] | features[1] | features[2] | features[3]
         five, overline = (any_bits & FIVE) != 0, (any_bits & OVERLINE) != 0
         fours = sum(((f >> FOUR_SHIFT) & 3).astype(jnp.int8) for f in features)
@@ -233,12 +470,12 @@ class Forbidden:
         empty = board == 0
         sure = empty & ~five & (overline | (fours >= 2))
         # Only a point with two or more threes (counted naively) can be a double-three.
-        doubtful = (empty & ~five & ~overline & (fours < 2) & (threes >= 2)).reshape(-1)
+        doubtful = empty & ~five & ~overline & (fours < 2) & (threes >= 2)
 
         # UP TO `candidates` SUCH POINTS p (the first in reading order; any others count as
         # plain double-threes), then the nested reading below them.
-        points, used, _ = _first_bits(_to_words(doubtful), self.candidates)
-        flat_codes, flat_features = codes.reshape(4, -1), features.reshape(4, -1)
+        points, used, rest = _first_bits(_to_words(doubtful), candidates)
+        flat_features = features
         root_lines = flat_features[:, points].T  # uint16[K, 4]
         # The first level, for every cell x at once: x as the extension point of a three on
         # its line d (bits 2d, 2d+1). Black on p and x makes a straight four on line d (one
@@ -256,21 +493,24 @@ class Forbidden:
             word = bad.astype(jnp.uint32) | (open_.astype(jnp.uint32) << 1)
             summary = summary | (word << (2 * d))
         first_level = (summary, flat_features)
-        real = self._double_three(
-            flat_codes, points, points[:, None][:, :0], root_lines, first_level=first_level
+        real, overflow = self._double_three(
+            flat_codes, points, used, points[:, None][:, :0], root_lines, slots, 0, first_level
         )
         hit = jnp.arange(n * n) == points[:, None]  # [K, n*n]
         cleared = jnp.any(hit & (used & ~real)[:, None], axis=0)
-        return sure.reshape(-1) | (doubtful & ~cleared)
+        return sure | (doubtful & ~cleared), overflow | jnp.any(rest != 0)
 
-    def _double_three(self, flat_codes, cells, path, lines, level=0, first_level=None):
-        """bool[M]: do `cells` (int32[M], each with two or more naive threes, no five, overline
-        or double-four, on the board with the stones `path` int32[M, L] played) make two real
-        threes? lines: their uint16[M, 4] line features. Reads the extension points of their
-        threes (children), and recursively the children that are double-three candidates
-        themselves, while slots last (`self.slots[level]` of them at this level). At the first
-        level (the doubtful points themselves, no path) `first_level` = (summary uint32[n*n],
-        features uint16[4, n*n]) judges the children without lookups (see `mask`)."""
+    def _double_three(self, flat_codes, cells, used, path, lines, slots, level, first_level=None):
+        """(bool[M], overflow bool): do `cells` (int32[M], each with two or more naive threes,
+        no five, overline or double-four, on the board with the stones `path` int32[M, L]
+        played) make two real threes? `used` bool[M] marks the cells that are read (the others
+        fill unused slots: their answers are dropped and their children come after all others).
+        lines: their uint16[M, 4] line features. Reads the extension points of their threes
+        (children), and recursively the children that are double-three candidates themselves,
+        while slots last (`slots[level]` of them at this level); `overflow` says some open
+        child of a used cell was past the slots. At the first level (the doubtful points
+        themselves, no path) `first_level` = (summary uint32[n*n], features uint16[4, n*n])
+        judges the children without lookups (see `read`)."""
         m = cells.shape[0]
         child, valid = self._extensions(cells, lines)  # [M, 4, 2]
         child = child.reshape(-1)
@@ -291,10 +531,12 @@ class Forbidden:
             bad, open_ = (word & 1) != 0, (word & 2) != 0
         open_ = open_ & valid.reshape(-1)
         allowed = ~bad & ~open_
-        if level < len(self.slots):
+        if level == len(slots):
+            overflow = jnp.bool_(False)  # the last level: open children count naively
+        else:
             # Read the first `slots[level]` open children; the others count naively (as
             # double-threes: not allowed).
-            picked, picked_used = _first(open_, self.slots[level])
+            picked, picked_used = _first(open_, slots[level])
             if first_level is None:
                 picked_lines = child_lines[picked]
             else:  # the base features, with the straight four on the incoming line
@@ -304,14 +546,23 @@ class Forbidden:
                     jnp.uint16(1 << FOUR_SHIFT),
                     flat_features[:, child[picked]].T,
                 )
-            picked_real = self._double_three(
-                flat_codes, child[picked], child_path[picked], picked_lines, level + 1
+            picked_real, overflow = self._double_three(
+                flat_codes,
+                child[picked],
+                picked_used,
+                child_path[picked],
+                picked_lines,
+                slots,
+                level + 1,
             )
             hit = (jnp.arange(8 * m) == picked[:, None]) & picked_used[:, None]  # [S, 8M]
             read_allowed = jnp.any(hit & ~picked_real[:, None], axis=0)
             allowed = allowed | (open_ & read_allowed)
+            # Children of used cells come first, so the picked ones are theirs while any is left.
+            wanted = jnp.sum(open_ & jnp.repeat(used, 8), dtype=jnp.int32)
+            overflow = overflow | (wanted > slots[level])
         real = jnp.sum(jnp.any(valid & allowed.reshape(m, 4, 2), axis=-1), axis=-1)  # [M]
-        return real >= 2
+        return real >= 2, overflow
 
     def _lines_with(self, flat_codes, cells, path):
         """uint16[M, 4]: line features of `cells` (int32[M]) on the board with the Black stones

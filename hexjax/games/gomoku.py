@@ -12,8 +12,9 @@ overline.
 
 Rule variants hook in through `_variant_forbidden` (cells removed from the mover's legal mask)
 and `_variant_planes` (extra observation planes); freestyle and standard add nothing, renju
-removes Black's forbidden points (computed for every empty cell each step, see _renju.py) and
-adds a plane marking them. Should Black have only forbidden points left, the game is a draw.
+removes Black's forbidden points (every empty cell judged after each move, from counts kept in
+the state and a reading only of the boards that need it, see _renju.py) and adds a plane
+marking them. Should Black have only forbidden points left, the game is a draw.
 
 Observation float32[n, n, 3] from the mover's view: own stones, opponent stones, and a plane of
 ones when the mover is Black; renju adds a fourth plane, Black's forbidden points (Black to move).
@@ -23,11 +24,13 @@ the opponent's: the one-move tactics a small network otherwise has to learn to s
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from flax import struct
 
 from hexjax.games import _square
 from hexjax.games._base import Game, State, Symmetry, checked_int, outcome_rewards
@@ -38,6 +41,14 @@ RULES = ("freestyle", "standard", "renju")
 MIN_SIZE, MAX_SIZE = 5, 19
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # along a row, a column, both diagonals
 _SYMBOLS = {0: ".", 1: "X", 2: "O"}
+
+
+@struct.dataclass
+class RenjuState(State):
+    """Renju keeps each cell's counts over its four lines up to date move by move
+    (hexjax/games/_renju.py)."""
+
+    counts: jax.Array  # uint16[n*n]: Black's fives, overlines, fours and threes there, packed
 
 
 def _line_table(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -137,7 +148,7 @@ class Gomoku(Game):
         del key  # Gomoku starts from the empty board.
         n = self.size
         board = jnp.zeros((n, n), jnp.int8)
-        return State(
+        state = State(
             board=board,
             current_player=jnp.int32(0),
             legal_action_mask=self._legal_mask(board.reshape(-1), jnp.int32(0), jnp.bool_(False)),
@@ -146,6 +157,19 @@ class Gomoku(Game):
             winner=jnp.int32(-1),
             step_count=jnp.int32(0),
         )
+        return self._with_codes(state)
+
+    def _with_codes(self, state: State) -> State:
+        """Renju: the state with the counts of its board (the other rules: as is)."""
+        if self._forbidden is None:
+            return state
+        counts = self._jit_initial(state.board)
+        fields = {f.name: getattr(state, f.name) for f in dataclasses.fields(state)}
+        return RenjuState(**fields, counts=counts)
+
+    @functools.cached_property
+    def _jit_initial(self):
+        return jax.jit(self._forbidden.initial)
 
     def _run_lengths(self, board: jax.Array, cell: jax.Array, colour: jax.Array) -> jax.Array:
         """int32[4]: length of the run of `colour` through `cell` in each direction, counting
@@ -213,7 +237,11 @@ class Gomoku(Game):
         step_count = state.step_count + 1
         terminated = won | (step_count >= self.num_cells)
         next_player = 1 - mover
-        mask = self._legal_mask(board, next_player, terminated)
+        if self._forbidden is None:
+            mask = self._legal_mask(board, next_player, terminated)
+            variant = {}
+        else:
+            mask, variant = self._renju_mask(state, board, action, colour, next_player, terminated)
         # Renju: Black may be left with only forbidden points; the game is then drawn.
         terminated = terminated | ~mask.any()
         return state.replace(
@@ -223,7 +251,22 @@ class Gomoku(Game):
             terminated=terminated,
             winner=jnp.where(won, mover, -1).astype(jnp.int32),
             step_count=step_count,
+            **variant,
         )
+
+    def _renju_mask(self, state, board, action, colour, next_player, terminated):
+        """The legal mask after a renju move, from counts updated around the move; the
+        double-three reading runs only where Black is to move and a point needs it (under
+        `jax.vmap`, only on those boards: `Forbidden.in_play`). -> (mask, new state fields)."""
+        forbidden = self._forbidden
+        counts = forbidden.play(state.counts, board, action, colour)
+        sure, doubtful = forbidden.status(counts, board)
+        black = next_player == 0
+        # A finished game's step is thrown away (`Game.step`): no reading for it either.
+        needs = black & ~terminated & ~state.terminated & doubtful.any()
+        blocked = forbidden.in_play(board, counts, sure, doubtful, needs) & black
+        mask = (board == 0) & ~terminated & ~blocked
+        return mask, {"counts": counts}
 
     # --- observation and symmetries --------------------------------------------------------
 
@@ -297,7 +340,7 @@ class Gomoku(Game):
         flat = jnp.asarray(board.reshape(-1))
         mask = self._jit_legal_mask(flat, jnp.int32(to_play), jnp.bool_(terminated))
         terminated = terminated or not bool(mask.any())
-        return State(
+        state = State(
             board=jnp.asarray(board),
             current_player=jnp.int32(to_play),
             legal_action_mask=mask,
@@ -306,3 +349,4 @@ class Gomoku(Game):
             winner=jnp.int32(winner),
             step_count=jnp.int32(stones),
         )
+        return self._with_codes(state)
