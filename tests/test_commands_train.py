@@ -55,6 +55,19 @@ def test_defaults_are_hex_seven_for_five_minutes():
     config, workdir, options = load_cli().parse([])
     assert (config.game.name, config.game.size) == ("hex", 7)
     assert options.minutes == 5.0 and workdir == "runs/hex7"
+    assert config.opening_plies == 2  # self-play from random openings (docs/training.md)
+
+
+def test_a_config_stored_before_openings_existed_reads_as_without_them():
+    """Runs and models stored before `opening_plies` existed played every game from the empty
+    board: reading their config must not switch openings on (a resume would change course)."""
+    from hexjax.alphazero.iteration import TrainConfig
+
+    stored = config_io.to_dict(TrainConfig(opening_plies=3))
+    assert config_io.from_dict(TrainConfig, stored).opening_plies == 3
+    del stored["opening_plies"]
+    assert config_io.from_dict(TrainConfig, stored).opening_plies == 0
+    assert TrainConfig().opening_plies == 2
 
 
 @pytest.mark.parametrize(

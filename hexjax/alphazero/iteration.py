@@ -10,6 +10,7 @@ optimizer steps (lax.scan) on minibatches drawn from it under random symmetries.
 from __future__ import annotations
 
 import dataclasses
+from typing import ClassVar
 
 import chex
 import jax
@@ -35,11 +36,14 @@ class TrainConfig:
     plies_per_iteration: int = 4
     # Each new self-play game first plays k ~ U{0..opening_plies} uniformly random plies
     # (unrecorded), so both colours' won and lost positions keep reaching the replay.
-    opening_plies: int = 0
+    opening_plies: int = 2
     replay_capacity: int = 20_000
     min_replay: int = 512  # no training until the buffer holds this many positions
     seed: int = 0
     init_from: str = ""  # a run whose newest network starts this one (not its optimizer state)
+
+    # What runs stored before a field existed ran with (config_io.from_dict reads them).
+    STORED_BEFORE: ClassVar[dict] = {"opening_plies": 0}
 
     def __post_init__(self):
         if self.selfplay_games < 1 or self.plies_per_iteration < 1:

@@ -96,13 +96,16 @@ def to_dict(config) -> dict:
 
 
 def from_dict(config_type, data: dict):
-    """Rebuild a config tree from `to_dict` output (unknown keys are an error)."""
+    """Rebuild a config tree from `to_dict` output (unknown keys are an error). A field missing
+    from `data` takes the value the config type names in `STORED_BEFORE` (what a config written
+    before the field existed ran with), else its default."""
     hints = typing.get_type_hints(config_type)
     known = {f.name for f in dataclasses.fields(config_type)}
     unknown = set(data) - known
     if unknown:
         raise ValueError(f"unknown config fields {sorted(unknown)} for {config_type.__name__}")
-    values = {}
+    before = getattr(config_type, "STORED_BEFORE", {})
+    values = {name: value for name, value in before.items() if name not in data}
     for name, value in data.items():
         kind = hints[name]
         values[name] = from_dict(kind, value) if dataclasses.is_dataclass(kind) else value
