@@ -295,7 +295,7 @@ class Agents:
                     f"this {self.only.source} plays {models.describe(have)} only"
                 )
             return self.only
-        key = dataclasses.astuple(wanted)
+        key = (wanted.name, wanted.size, wanted.rule, wanted.swap)  # Agent.load's first four
         with self._lock:
             if key not in self._agents:
                 self._agents[key] = Agent.load(*key, model_dir=self.model_dir, **self._search)
