@@ -110,6 +110,12 @@ def loss_records(records: list[dict]) -> list[dict]:
 def score_curve(evaluations: list[dict], path) -> pathlib.Path:
     """Score against training minutes, one line per opponent with its 95% band.
     evaluations: [{"minutes": float, "results": {opponent: summary}}] (evaluate.py's)."""
+    return score_curves({"": evaluations}, path)
+
+
+def score_curves(runs: dict[str, list[dict]], path) -> pathlib.Path:
+    """Several runs' `score_curve`s on one plot: a line per run and opponent, labelled
+    "RUN vs OPPONENT" (just "vs OPPONENT" for a run labelled "")."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -118,14 +124,17 @@ def score_curve(evaluations: list[dict], path) -> pathlib.Path:
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure, axis = plt.subplots(figsize=(7, 4))
-    names = sorted({name for e in evaluations for name in e["results"]})
-    for name in names:
-        rows = [(e["minutes"], e["results"][name]) for e in evaluations if name in e["results"]]
-        x = [minutes for minutes, _ in rows]
-        axis.plot(x, [100 * r["score"] for _, r in rows], marker="o", label=f"vs {name}")
-        axis.fill_between(
-            x, [100 * r["low"] for _, r in rows], [100 * r["high"] for _, r in rows], alpha=0.2
-        )
+    for run, evaluations in runs.items():
+        names = sorted({name for e in evaluations for name in e["results"]})
+        for name in names:
+            rows = [(e["minutes"], e["results"][name]) for e in evaluations if name in e["results"]]
+            rows.sort(key=lambda row: row[0])
+            x = [minutes for minutes, _ in rows]
+            label = f"{run} vs {name}" if run else f"vs {name}"
+            axis.plot(x, [100 * r["score"] for _, r in rows], marker="o", label=label)
+            axis.fill_between(
+                x, [100 * r["low"] for _, r in rows], [100 * r["high"] for _, r in rows], alpha=0.2
+            )
     axis.set_ylim(0, 100)
     return _finish(plt, figure, axis, "score %", path)
 

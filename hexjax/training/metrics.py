@@ -36,6 +36,28 @@ def set_aside_after(path, iteration: int, aside) -> int:
     return len(moved)
 
 
+def evaluations(records: list[dict]) -> list[dict]:
+    """The run's periodic evaluations in evaluate.py's shape, oldest first:
+    [{"step", "minutes", "results": {opponent: {"score", "low", "high"}}}]."""
+    by_iteration = {r["iteration"]: r for r in records}  # the later record wins
+    rows = []
+    for iteration in sorted(by_iteration):
+        record = by_iteration[iteration]
+        names = [k[3:] for k in record if k.startswith("vs_") and not k.endswith(("_low", "_high"))]
+        if names:
+            results = {
+                name: {
+                    "score": record[f"vs_{name}"],
+                    "low": record[f"vs_{name}_low"],
+                    "high": record[f"vs_{name}_high"],
+                }
+                for name in names
+            }
+            minutes = round(record["elapsed_seconds"] / 60, 2)
+            rows.append({"step": iteration, "minutes": minutes, "results": results})
+    return rows
+
+
 def windows(records: list[dict], minutes: float) -> list[tuple[float, dict[str, float], int]]:
     """(window start in minutes, {opponent: mean score}, evaluations) per non-empty window."""
     by_iteration = {r["iteration"]: r for r in records}  # the later record wins
