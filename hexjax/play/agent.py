@@ -286,10 +286,10 @@ class Agents:
 
     def get(self, game: str, size: int, rule: str = "freestyle", swap: bool = False) -> Agent:
         """The agent for a game; ModelError naming what is available if there is none."""
-        wanted = models.canonical(models.GameConfig(game, size, rule, swap))
+        wanted = models.GameConfig(game, size, rule, swap).rules()
         if self.only is not None:
             have = self.only.config.game
-            if models.canonical(have) != wanted:
+            if have.rules() != wanted:
                 raise models.ModelError(
                     f"no model for {models.describe(wanted)}: "
                     f"this {self.only.source} plays {models.describe(have)} only"

@@ -44,11 +44,6 @@ def describe(game: GameConfig) -> str:
     return f"{game.name} {game.size}x{game.size}{rule}{swap}"
 
 
-def canonical(game: GameConfig) -> GameConfig:
-    """The game as it plays (`GameConfig.rules`), so two configs of one game compare equal."""
-    return game.rules()
-
-
 def shipped_models(directory=MODELS_DIR) -> list[ModelInfo]:
     """Every model stored in `directory`, sorted by name."""
     return [_info(path) for path in sorted(pathlib.Path(directory).glob("*.json"))]
@@ -57,10 +52,10 @@ def shipped_models(directory=MODELS_DIR) -> list[ModelInfo]:
 def find_model(game: str, size: int, rule: str = "freestyle", swap: bool = False,
                directory=MODELS_DIR) -> ModelInfo:  # fmt: skip
     """The shipped model for a game; ModelError listing what is shipped if there is none."""
-    wanted = canonical(GameConfig(game, size, rule, swap))
+    wanted = GameConfig(game, size, rule, swap).rules()
     models = shipped_models(directory)
     for model in models:
-        if canonical(model.config.game) == wanted:
+        if model.config.game.rules() == wanted:
             return model
     shipped = ", ".join(m.label for m in models) or "none"
     label = describe(wanted)

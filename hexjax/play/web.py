@@ -482,7 +482,7 @@ def _playable(agents: Agents) -> list[GameConfig]:
         games = [agents.only.config.game]
     else:
         games = [info.config.game for info in agents.available()]
-    playable = [models.canonical(g) for g in games]
+    playable = [g.rules() for g in games]
     return sorted(playable, key=lambda g: (GAME_ORDER.index(g.name), g.size, g.rule, g.swap))
 
 
