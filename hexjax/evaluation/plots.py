@@ -1,4 +1,4 @@
-"""PNG plots: a run's losses and evaluation scores against time, scores and Elo against
+"""PNG plots: a run's losses against time, scores (of one run or several) and Elo against
 training minutes, and policy heatmaps on the board."""
 
 from __future__ import annotations
@@ -24,65 +24,44 @@ def _finish(plt, figure, axis, ylabel: str, path: pathlib.Path) -> pathlib.Path:
     return path
 
 
-def training_curves(records: list[dict], out_dir) -> list[pathlib.Path]:
-    """Write loss.png and evaluation.png of a run's metrics records (one per iteration, as
-    `hexjax.training.metrics.read_records` reads them) into `out_dir`; returns the files."""
+def loss_curves(records: list[dict], out_dir) -> list[pathlib.Path]:
+    """Write loss.png of a run's metrics records (one per iteration, as
+    `hexjax.training.metrics.read_records` reads them) into `out_dir`: the losses, and under
+    them what shows self-play collapsing; returns the files (none before the first update)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    if not records:
+    trained = loss_records(records)  # nothing is drawn before the first optimizer step
+    # AlphaZero and PPO log a policy and a value loss, DQN its TD loss.
+    curves = _series(trained, ("policy_loss", "value_loss", "td_loss"))
+    if not curves:
         return []
+    # What shows self-play collapsing onto one line (AlphaZero runs log them).
+    signs = _series(trained, ("first_player_win_rate", "value_accuracy"))
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+    rows = 2 if signs else 1
+    figure, axes = plt.subplots(rows, 1, figsize=(7, 4 * rows), squeeze=False, sharex=True)
+    losses = axes[0, 0]
+    for name, points in curves.items():
+        losses.plot(*zip(*points, strict=True), label=name.replace("_", " "))
+    if not signs:
+        return [_finish(plt, figure, losses, "loss", out_dir / "loss.png")]
+    losses.legend()
+    losses.grid(alpha=0.3)
+    losses.set_ylabel("loss")
+    _selfplay_panel(axes[1, 0], signs, trained)
+    return [_finish(plt, figure, axes[1, 0], "rate", out_dir / "loss.png")]
 
-    # AlphaZero and PPO log a policy and a value loss, DQN its TD loss.
-    trained = loss_records(records)
-    curves = {
-        name: [(r["elapsed_seconds"] / 60, r[name]) for r in trained if name in r]
-        for name in ("policy_loss", "value_loss", "td_loss")
-    }
-    curves = {name: points for name, points in curves.items() if points}
-    signs = {  # what shows self-play collapsing onto one line (AlphaZero runs log them)
-        name: [(r["elapsed_seconds"] / 60, r[name]) for r in trained if name in r]
-        for name in ("first_player_win_rate", "value_accuracy")
-    }
-    signs = {name: points for name, points in signs.items() if points}
-    if curves:  # nothing is drawn before the first optimizer step
-        rows = 2 if signs else 1
-        figure, axes = plt.subplots(rows, 1, figsize=(7, 4 * rows), squeeze=False, sharex=True)
-        axis = axes[0, 0]
-        for name, points in curves.items():
-            axis.plot(*zip(*points, strict=True), label=name.replace("_", " "))
-        if signs:
-            _selfplay_panel(axes[1, 0], signs, trained)
-            axis.legend()
-            axis.grid(alpha=0.3)
-            axis.set_ylabel("loss")
-            axis = axes[1, 0]
-        label = "share" if signs else "loss"
-        written.append(_finish(plt, figure, axis, label, out_dir / "loss.png"))
 
-    evaluated = [r for r in records if any(k.startswith("vs_") for k in r)]
-    if evaluated:
-        figure, axis = plt.subplots(figsize=(7, 4))
-        names = sorted({k[3:] for r in evaluated for k in r if k.startswith("vs_")} - {""})
-        names = [n for n in names if not n.endswith(("_low", "_high"))]
-        for name in names:
-            rows = [r for r in evaluated if f"vs_{name}" in r]
-            x = [r["elapsed_seconds"] / 60 for r in rows]
-            axis.plot(x, [100 * r[f"vs_{name}"] for r in rows], marker="o", label=f"vs {name}")
-            axis.fill_between(
-                x,
-                [100 * r[f"vs_{name}_low"] for r in rows],
-                [100 * r[f"vs_{name}_high"] for r in rows],
-                alpha=0.2,
-            )
-        axis.set_ylim(0, 100)
-        written.append(_finish(plt, figure, axis, "score %", out_dir / "evaluation.png"))
-    return written
+def _series(records: list[dict], names) -> dict[str, list[tuple[float, float]]]:
+    """{name: [(minutes, value)]} of the named fields that the records log."""
+    series = {
+        name: [(r["elapsed_seconds"] / 60, r[name]) for r in records if name in r] for name in names
+    }
+    return {name: points for name, points in series.items() if points}
 
 
 def _selfplay_panel(axis, signs: dict, records: list[dict]) -> None:

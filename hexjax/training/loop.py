@@ -313,7 +313,10 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
         if progress is not None:
             progress.close()
     if logs is not None:
-        plots.training_curves(metrics_log.read_records(logs.path), workdir / "plots")
+        records = metrics_log.read_records(logs.path)
+        plots.loss_curves(records, workdir / "plots")
+        if evaluations := metrics_log.evaluations(records):
+            plots.score_curve(evaluations, workdir / "plots" / "evaluation.png")
     if stop.signum is not None:
         raise Stopped(stop.signum, int(state.iteration))
     return record
