@@ -105,5 +105,9 @@ def test_curves_tabulate_and_plot_two_runs_and_refuse_bad_runs(tmp_path, capsys)
     ]:
         assert curves.main(["--run", spec, "--out", str(out)]) == 2
         assert message in capsys.readouterr().err
+    only = ["--run", f"a={run}", "--opponent", "greedy", "--out", str(out)]
+    assert curves.main(only) == 0 and "vs greedy" in capsys.readouterr().out
+    assert curves.main([*only[:2], "--opponent", "mcts:1000", "--out", str(out)]) == 2
+    assert "no run was evaluated against mcts:1000" in capsys.readouterr().err
     twice = ["--run", f"a={run}", "--run", f"a={full}", "--out", str(out)]
     assert curves.main(twice) == 2 and "share a label" in capsys.readouterr().err

@@ -69,6 +69,15 @@ def table(label: str, evaluations: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def _only(evaluations: list[dict], opponents: list[str]) -> list[dict]:
+    """The evaluations restricted to `opponents` (those with none of them dropped)."""
+    kept = [
+        {**e, "results": {n: r for n, r in e["results"].items() if n in opponents}}
+        for e in evaluations
+    ]
+    return [e for e in kept if e["results"]]
+
+
 def _score(r: dict) -> str:
     """ "62.5% [50.2, 73.3]", then " (Black / White)" where the colours are known."""
     text = f"{100 * r['score']:.1f}% [{100 * r['low']:.1f}, {100 * r['high']:.1f}]"
@@ -82,6 +91,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--run", action="append", required=True, help="LABEL=PATH, repeatable")
     parser.add_argument("--out", required=True, help="the PNG to write")
+    parser.add_argument("--opponent", action="append", help="only these opponents, repeatable")
     args = parser.parse_args(argv)
     try:
         curves = dict(read_curve(spec) for spec in args.run)
@@ -91,6 +101,12 @@ def main(argv=None) -> int:
     if len(curves) != len(args.run):
         print("error: two --run share a label", file=sys.stderr)
         return 2
+    if args.opponent:
+        curves = {label: _only(evaluations, args.opponent) for label, evaluations in curves.items()}
+        if not any(curves.values()):
+            wanted = ", ".join(args.opponent)
+            print(f"error: no run was evaluated against {wanted}", file=sys.stderr)
+            return 2
     for label, evaluations in curves.items():
         print(table(label, evaluations) + "\n")
     print(f"wrote {plots.score_curves(curves, args.out)}")
