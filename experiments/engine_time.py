@@ -7,6 +7,7 @@ session, the START time, the median and slowest move and how many went over the 
 
     python experiments/engine_time.py                    # the two sessions of docs/play.md
     python experiments/engine_time.py --sessions 1000:64 --moves 20 --size 9
+    python experiments/engine_time.py --sessions 5000:4096 --size 15 --rule 4   # renju15
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ import sys
 import time
 
 
-def session(timeout_ms: int, simulations: int, moves: int, size: int, seed: int) -> dict:
+def session(
+    timeout_ms: int, simulations: int, moves: int, size: int, seed: int, rule: int = 0
+) -> dict:
     argv = [sys.executable, "-m", "hexjax.play.gomocup", "--simulations", str(simulations)]
     process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     rng = random.Random(seed)
@@ -36,7 +39,7 @@ def session(timeout_ms: int, simulations: int, moves: int, size: int, seed: int)
         answer, start_s = ask(f"START {size}")
         if answer != "OK":
             raise SystemExit(f"START {size} answered {answer!r}")
-        process.stdin.write(f"INFO timeout_turn {timeout_ms}\r\nINFO rule 0\r\n")
+        process.stdin.write(f"INFO timeout_turn {timeout_ms}\r\nINFO rule {rule}\r\n")
         command, seconds = "BEGIN", []
         while len(seconds) < moves:
             answer, took = ask(command)
@@ -71,13 +74,15 @@ def main(argv=None) -> int:
                         help="TIMEOUT_MS:SIMULATIONS for each session")  # fmt: skip
     parser.add_argument("--moves", type=int, default=20)
     parser.add_argument("--size", type=int, default=9, help="a board with a shipped model")
+    parser.add_argument("--rule", type=int, default=0, choices=(0, 1, 4),
+                        help="INFO rule: 0 freestyle, 1 exactly five, 4 renju")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     print("| session | START | moves | median move | slowest move | over the limit |")
     print("|---|---|---|---|---|---|")
     for spec in args.sessions:
         timeout_ms, simulations = map(int, spec.split(":"))
-        row = session(timeout_ms, simulations, args.moves, args.size, args.seed)
+        row = session(timeout_ms, simulations, args.moves, args.size, args.seed, args.rule)
         cells = [row["session"], f"{row['start_s']:.1f} s", row["moves"],
                  f"{row['median_s']:.3f} s", f"{row['max_s']:.3f} s", row["over"]]  # fmt: skip
         print("| " + " | ".join(map(str, cells)) + " |", flush=True)

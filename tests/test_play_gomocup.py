@@ -188,6 +188,23 @@ def test_board_sets_the_position_with_the_brain_to_move(agents):
     assert answer == "ERROR the game is over: Black wins"
 
 
+def test_start_readies_every_rule_shipped_for_the_board_before_info_rule(model_dir):
+    # A manager sends INFO rule after START: the renju model's search must be compiled by then,
+    # and choosing it resumes its larger searches' compiles in the background.
+    agents = Agents(model_dir=model_dir)
+    engine = GomocupEngine(agents, simulations=4)
+    assert talk(engine, "START 9\n") == ["OK"]
+    renju, freestyle = agents.get("gomoku", 9, "renju"), agents.get("gomoku", 9)
+    assert renju.is_prepared(1) and freestyle.is_prepared(1)
+    assert talk(engine, "INFO rule 4\n") == []
+    assert engine.clock.wait(timeout_s=120) and renju.is_prepared(4)
+    assert engine.rule == "renju" and engine._current().game is renju.game
+    # One model given: nothing else is loaded.
+    only = GomocupEngine(Agents(model="gomoku9", model_dir=model_dir), simulations=4)
+    assert agents.rules("gomoku", 9) == ["freestyle", "renju"] and agents.rules("gomoku", 15) == []
+    assert only._other_rules() == [] and talk(only, "START 9\n") == ["OK"]
+
+
 def test_renju_by_info_rule_never_plays_a_forbidden_point(agents):
     engine = GomocupEngine(agents, simulations=4)
     assert talk(engine, "START 9\nINFO rule 4\n") == ["OK"]

@@ -284,6 +284,13 @@ class Agents:
         self._agents: dict[tuple, Agent] = {}
         self._lock = threading.Lock()
 
+    def rules(self, game: str, size: int) -> list[str]:
+        """The rules this source has a model for on a board of the game and size."""
+        games = [self.only.config.game] if self.only is not None else [
+            m.config.game for m in models.shipped_models(self.model_dir)
+        ]  # fmt: skip
+        return sorted({g.rules().rule for g in games if g.name == game and g.size == size})
+
     def get(self, game: str, size: int, rule: str = "freestyle", swap: bool = False) -> Agent:
         """The agent for a game; ModelError naming what is available if there is none."""
         wanted = models.GameConfig(game, size, rule, swap).rules()

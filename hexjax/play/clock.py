@@ -57,33 +57,37 @@ class SearchClock:
         self._seconds: dict[tuple[int, int], collections.deque] = {}  # (agent, count) -> times
         self._lock = threading.Lock()
         self._stop = threading.Event()  # the background compiles' current stop flag
-        self._background: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []  # background compiles, running or stopping
         self._prepared: set[int] = set()  # the agents prepared, by id
         _CLOCKS.add(self)
 
     def prepare(self, agent: Agent) -> None:
         """Once per agent: compile and time the smallest count now, and play its move once (a
-        move's first `Match.play` compiles the game's step); the others in the background
-        (those of a previously prepared agent stop)."""
-        if id(agent) in self._prepared:
-            return
-        self._prepared.add(id(agent))
-        reply = self._timed(agent, agent.game.new_state(), self.counts[0])
-        Match(agent.game).play(reply.action)
+        move's first `Match.play` compiles the game's step). Then the agent's other counts
+        compile in the background (those of a previously prepared agent stop; preparing that
+        one again picks up where it stopped)."""
+        if id(agent) not in self._prepared:
+            self._prepared.add(id(agent))
+            reply = self._timed(agent, agent.game.new_state(), self.counts[0])
+            Match(agent.game).play(reply.action)
         self.stop()
         if all(agent.is_prepared(count) for count in self.counts):
             return
         self._stop = threading.Event()
-        self._background = threading.Thread(
+        thread = threading.Thread(
             target=self._compile_rest, args=(agent, self._stop), name="compile", daemon=True
         )
-        self._background.start()
+        self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        thread.start()
 
     def wait(self, timeout_s: float | None = None) -> bool:
-        """Wait for the background compiles; True when they are done."""
-        if self._background is not None:
-            self._background.join(timeout_s)
-        return self._background is None or not self._background.is_alive()
+        """Wait for the background compiles, a stopped agent's last one included (a thread
+        killed inside XLA at exit aborts the interpreter); True when they are done."""
+        end = None if timeout_s is None else time.monotonic() + timeout_s
+        for thread in self._threads:
+            thread.join(None if end is None else max(0.0, end - time.monotonic()))
+        self._threads = [thread for thread in self._threads if thread.is_alive()]
+        return not self._threads
 
     def move(self, agent: Agent, state: State, budget_s: float | None) -> AgentMove:
         """The agent's move in `state` within `budget_s` seconds (None: `most` simulations,

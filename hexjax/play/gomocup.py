@@ -108,6 +108,12 @@ class GomocupEngine:
     def start(self, argument: str) -> str:
         self.size, self.match = _integer(argument, "START N, e.g. START 15"), None
         self._current()  # ERROR now if there is no model for this board
+        # A manager sends INFO rule after START: ready the other rules' models too, or the
+        # first move under them would pay their compiles. The current rule's goes last, so
+        # that its larger searches are the ones compiling in the background.
+        for rule in self._other_rules():
+            with contextlib.suppress(models.ModelError, CheckpointError, ValueError):
+                self.clock.prepare(self.agents.get("gomoku", self.size, rule))
         self.clock.prepare(self._agent())  # before the first move's clock runs
         return "OK"
 
@@ -187,6 +193,10 @@ class GomocupEngine:
             return self.agents.get("gomoku", self.size, self.rule)
         except (models.ModelError, CheckpointError, ValueError) as error:
             raise ProtocolError(str(error)) from None
+
+    def _other_rules(self) -> list[str]:
+        """The rules besides the current one that a model plays on this board."""
+        return [r for r in self.agents.rules("gomoku", self.size) if r != self.rule]
 
     def _current(self) -> Match:
         """The game in progress; a new one after START, RESTART or a change of rule."""

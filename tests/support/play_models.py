@@ -104,3 +104,6 @@ class OnlyAgent:
 
     def get(self, game, size, rule="freestyle", swap=False):
         return self.agent
+
+    def rules(self, game, size):
+        return [self.agent.game.rule] if hasattr(self.agent.game, "rule") else []
