@@ -58,6 +58,7 @@ class SearchClock:
         self._lock = threading.Lock()
         self._stop = threading.Event()  # the background compiles' current stop flag
         self._threads: list[threading.Thread] = []  # background compiles, running or stopping
+        self._compiling: int | None = None  # the agent whose compiles the last thread runs
         self._prepared: set[int] = set()  # the agents prepared, by id
         _CLOCKS.add(self)
 
@@ -70,6 +71,8 @@ class SearchClock:
             self._prepared.add(id(agent))
             reply = self._timed(agent, agent.game.new_state(), self.counts[0])
             Match(agent.game).play(reply.action)
+        elif self._compiling == id(agent) and self._threads and self._threads[-1].is_alive():
+            return  # its compiles are under way (engines call this before every move)
         self.stop()
         if all(agent.is_prepared(count) for count in self.counts):
             return
@@ -78,6 +81,7 @@ class SearchClock:
             target=self._compile_rest, args=(agent, self._stop), name="compile", daemon=True
         )
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        self._compiling = id(agent)
         thread.start()
 
     def wait(self, timeout_s: float | None = None) -> bool:
@@ -117,6 +121,7 @@ class SearchClock:
     def stop(self) -> None:
         """Stop compiling in the background (after the compile under way)."""
         self._stop.set()
+        self._compiling = None
 
     def _timed(self, agent: Agent, state: State, count: int) -> AgentMove:
         agent.prepare(count)  # a compile is not the search's time
