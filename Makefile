@@ -35,9 +35,10 @@ lint: $(VENV)/.installed
 
 # pytest exits 5 when it collects nothing; that must not pass as success. The tests run in
 # TEST_WORKERS processes (pytest-xdist): most of their time is XLA compiling, one core each.
+# The 25 slowest are listed at the end: CI must stay under 30 minutes on 2 cores.
 TEST_WORKERS ?= 2
 test: lint
-	$(PY) -m pytest -n $(TEST_WORKERS); status=$$?; \
+	$(PY) -m pytest -n $(TEST_WORKERS) --durations 25; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$status
 
 test-slow: $(VENV)/.installed
