@@ -41,6 +41,7 @@ def test_a_resumed_run_keeps_its_cadence_unless_given_again(tmp_path):
         "eval_games": 8,
         "checkpoint_every": 100000,
         "checkpoint_minutes": 12,
+        "keep_checkpoints": 20,
     }
     (tmp_path / loop.CADENCE_FILE).write_text(json.dumps(stored))
     _, _, resumed = cli.parse(["--workdir", str(tmp_path), "--resume"])
@@ -77,6 +78,7 @@ def test_a_config_stored_before_openings_existed_reads_as_without_them():
         (["--game", "gomoku", "--board", "30"], "gomoku size must be"),
         (["--search.num_simulations", "0"], "num_simulations must be at least 1"),
         (["--minutes", "-1"], "--minutes must be positive"),
+        (["--keep-checkpoints", "0"], "--keep-checkpoints must be at least 1"),
         (["--network.preset", "huge"], "network preset must be one of"),
         (["--cpu-devices", "0"], "--cpu-devices must be at least 1"),
     ],

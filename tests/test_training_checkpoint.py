@@ -142,3 +142,9 @@ def test_a_run_resumed_after_a_crash_logs_each_iteration_once(tmp_path, capsys):
     assert "\r" not in err
     progress = [line for line in err.splitlines() if line.startswith("[")]
     assert progress and "it 4 " in progress[-1]
+
+
+def test_a_run_keeps_the_newest_checkpoints_it_is_told_to(tmp_path):
+    kept = dataclasses.replace(options(3, checkpoint_every=1), keep_checkpoints=2)
+    loop.run(CONFIG, tmp_path, kept)
+    assert Checkpointer(tmp_path / "checkpoints").steps() == [2, 3]

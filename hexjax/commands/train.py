@@ -83,6 +83,12 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     parser.add_argument(
         "--checkpoint-minutes", type=float, help=f"default {cadence['checkpoint_minutes']:g}"
     )
+    parser.add_argument(
+        "--keep-checkpoints",
+        type=int,
+        help="the newest N checkpoints are kept, e.g. for evaluate.py --all-steps "
+        f"(default {cadence['keep_checkpoints']})",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument(
         "--cpu-devices",

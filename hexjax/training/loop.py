@@ -35,7 +35,13 @@ from hexjax.training import metrics as metrics_log
 from hexjax.training.progress import ProgressLine
 
 CADENCE_FILE = "cadence.json"  # the run's evaluation and checkpoint cadence, kept on --resume
-CADENCE_FIELDS = ("eval_every", "eval_games", "checkpoint_every", "checkpoint_minutes")
+CADENCE_FIELDS = (
+    "eval_every",
+    "eval_games",
+    "checkpoint_every",
+    "checkpoint_minutes",
+    "keep_checkpoints",
+)
 
 
 class Stopped(Exception):
@@ -91,6 +97,7 @@ class RunOptions:
     iterations: int | None = None  # or a number of iterations (both: whichever ends first)
     checkpoint_every: int = 50  # iterations
     checkpoint_minutes: float = 5.0
+    keep_checkpoints: int = 5  # the newest ones; older ones are deleted
     eval_every: int = 25  # iterations; 0: never
     eval_games: int = 64
     resume: bool = False
@@ -106,6 +113,8 @@ class RunOptions:
             raise ValueError(f"--iterations must be at least 1, got {self.iterations}")
         if self.eval_games < 2 or self.eval_games % 2:
             raise ValueError(f"eval games must be even and at least 2, got {self.eval_games}")
+        if self.keep_checkpoints < 1:
+            raise ValueError(f"--keep-checkpoints must be at least 1, got {self.keep_checkpoints}")
         if self.step is not None and not self.resume:
             raise ValueError("--step picks the checkpoint to resume: give it with --resume")
 
@@ -182,7 +191,7 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
     to metrics.jsonl."""
     workdir = pathlib.Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    checkpoints = checkpoint_lib.Checkpointer(workdir / "checkpoints")
+    checkpoints = checkpoint_lib.Checkpointer(workdir / "checkpoints", options.keep_checkpoints)
     if checkpoints.steps() and not options.resume:
         raise checkpoint_lib.CheckpointError(
             f"{workdir} already holds a run (checkpoints {checkpoints.steps()}); "
