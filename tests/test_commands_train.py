@@ -151,6 +151,7 @@ def test_a_resumed_run_is_checked_against_its_own_game(tmp_path):
         ),
         (["--board", "11"], "--game.size 11: this run was started with game.size = 9"),
         (["--optimizer.learning_rate", "0.5"], "--optimizer.learning_rate 0.5: this run was"),
+        (["--preset", "cpu"], "--preset cpu: a resumed run keeps its config"),
     ],
 )
 def test_a_resumed_run_refuses_flags_that_would_change_its_config(tmp_path, capsys, flags, message):

@@ -51,7 +51,7 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     parser.add_argument("--board", type=int, help=f"board size (default {sizes})")
     parser.add_argument("--rule", choices=RULES, help="gomoku rule")
     parser.add_argument("--swap", action="store_true", default=None, help="hex: the swap move")
-    parser.add_argument("--preset", choices=sorted(trainer.presets), default="cpu")
+    parser.add_argument("--preset", choices=sorted(trainer.presets), help="default: cpu")
     if trainer.searches:
         parser.add_argument("--simulations", type=int, help="search simulations per move")
     parser.add_argument(
@@ -123,11 +123,16 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     given = dict(overrides)  # before the defaults that --game brings
     if args.game and args.board is None:
         overrides["game.size"] = DEFAULT_SIZES[args.game]
-    config = config_io.replace(trainer.presets[args.preset], overrides)
+    config = config_io.replace(trainer.presets[args.preset or "cpu"], overrides)
     workdir = args.workdir or f"runs/{config.game.name}{config.game.size}{suffix}"
     stored = _stored_config(args, workdir, trainer)
     _check_game_flags(parser, args, config if stored is None else stored)
     if stored is not None:
+        if args.preset:  # the stored config does not say which preset made it
+            parser.error(
+                f"--preset {args.preset}: a resumed run keeps its config, whichever preset made "
+                "it; leave --preset out, or start a new run (another --workdir)"
+            )
         _check_resume_flags(parser, given, stored)
     config.game.make()  # a bad game option fails here, with the game's own message
     if args.minutes is None and args.iterations is None:
