@@ -12,7 +12,7 @@ import pytest
 import hexjax
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.iteration import PRESETS, TrainConfig
-from hexjax.commands import train
+from hexjax.commands import export_model, train
 from hexjax.games import GameConfig
 from hexjax.play import Agent
 from hexjax.training import restore
@@ -101,6 +101,22 @@ def test_a_run_starts_from_another_sizes_network(tmp_path, capsys):
     assert config.game.size == 9 and int(second.updates) == 0  # no step yet: the start itself
     same = jax.tree.map(lambda a, b: bool(jnp.array_equal(a, b)), first.params, second.params)
     assert all(jax.tree.leaves(same))
+    # Where it started is kept beside the run and goes into a model exported from it.
+    chain = json.loads((grown / restore.ORIGIN_FILE).read_text())
+    assert [(r["run"], r["game"], r["size"], r["iterations"]) for r in chain] == [
+        (str(origin.resolve()), "gomoku", 7, 1)
+    ]
+    models = tmp_path / "models"
+    argv = ["--checkpoint", str(grown), "--name", "grown", "--directory", str(models)]
+    assert export_model.main(argv) == 0
+    trained = json.loads((models / "grown.json").read_text())["trained"]
+    assert trained["started_from"] == chain
+    assert trained["minutes_in_all"] == pytest.approx(
+        trained["minutes"] + chain[0]["minutes"], abs=0.1
+    )
+    (origin / restore.ORIGIN_FILE).write_text("{not json")
+    with pytest.raises(ValueError, match="origin.json is not JSON"):
+        restore.origins(origin)
     assert PRESETS["tiny"].init_from == ""
     # A dense-head run cannot take it: the message names the layer and the way out.
     argv = [*TINY, "--board", "9", "--init-from", str(origin), "--workdir", str(refused)]

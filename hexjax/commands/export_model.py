@@ -2,8 +2,10 @@
 --checkpoint runs/hex7 --name hex7` writes hexjax/models/hex7.json and hex7.msgpack.
 
 The JSON keeps the run's config (game, network, search) and how it was trained (iterations and
-training minutes of the checkpoint, plus `--command`, the command that trained it). The play
-front ends load shipped models by game (`Agent.shipped("hex", size=7)`) or by name.
+training minutes of the checkpoint, plus `--command`, the command that trained it; for a run
+started from another's network, `started_from` lists those runs and `minutes_in_all` adds
+them). The play front ends load shipped models by game (`Agent.shipped("hex", size=7)`) or by
+name.
 
 `--format stablehlo` or `--format onnx` writes the network instead as a file other runtimes
 load (NAME.stablehlo or NAME.onnx, and NAME.json describing its input and outputs), from a run
@@ -75,6 +77,10 @@ def _source(args):
         "minutes": round(agent.minutes, 1),
         "command": args.command,
     }
+    chain = restore.origins(args.checkpoint)
+    if chain:  # a network that started from another run's: its minutes count too
+        trained["started_from"] = chain
+        trained["minutes_in_all"] = round(agent.minutes + sum(r["minutes"] for r in chain), 1)
     return agent.config, agent.params, trained
 
 

@@ -217,7 +217,10 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
     key, init_key, eval_key = jax.random.split(key, 3)
     state = jax.jit(init)(init_key)
     if getattr(config, "init_from", "") and not options.resume:
-        state = state.replace(params=restore.starting_params(config.init_from, state.params))
+        params, chain = restore.starting_params(config.init_from, state.params)
+        state = state.replace(params=params)
+        if jax.process_index() == 0:
+            (workdir / restore.ORIGIN_FILE).write_text(json.dumps(chain, indent=2))
     if mesh is not None:
         state = sharding.place(state, mesh, trainer.shardings)
         # On every device: with several processes a key on one device cannot be saved.

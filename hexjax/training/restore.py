@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import pathlib
 import sys
 
@@ -76,11 +77,16 @@ def restore_trained(workdir, step: int | None = None):
     return trainer, config, restored.state, restored.meta
 
 
+ORIGIN_FILE = "origin.json"  # beside a run's checkpoints: the runs its network started from
+
+
 def starting_params(origin, params):
     """The newest network of the AlphaZero run in `origin`, to start another run whose fresh
     parameters are `params` (same structure and shapes required: a run on another board size
-    needs the size-free pooled head in both); ValueError naming the first mismatch."""
-    trainer, _, state, _ = restore_trained(origin)
+    needs the size-free pooled head in both); ValueError naming the first mismatch.
+    -> (parameters, the origin's chain: this run's starting point first, then where it started,
+    each {run, game, size, iterations, minutes}, for `ORIGIN_FILE`)."""
+    trainer, config, state, meta = restore_trained(origin)
     if trainer is not algorithms.ALPHAZERO:
         raise ValueError(f"--init-from {origin}: a {trainer.name} run; only an AlphaZero run's "
                          "network can start another")  # fmt: skip
@@ -99,8 +105,30 @@ def starting_params(origin, params):
                 f"--init-from {origin}: its network does not fit this run's: layer {name} is "
                 f"{tuple(theirs[path].shape)} there, {tuple(ours[path].shape)} here{hint}"
             )
-    return jax.tree.map(lambda fresh, trained: jnp.asarray(trained, fresh.dtype), params,
-                        state.params)  # fmt: skip
+    start = {
+        "run": str(origin),
+        "game": config.game.name,
+        "size": config.game.size,
+        "iterations": int(meta["iteration"]),
+        "minutes": round(float(meta.get("elapsed_seconds", 0.0)) / 60, 1),
+    }
+    fresh = jax.tree.map(lambda f, trained: jnp.asarray(trained, f.dtype), params, state.params)
+    return fresh, [start, *origins(origin)]
+
+
+def origins(workdir) -> list[dict]:
+    """The runs whose network `workdir`'s run started from, nearest first (empty for a run
+    from scratch, or one started before they were recorded)."""
+    path = pathlib.Path(workdir) / ORIGIN_FILE
+    if not path.is_file():
+        return []
+    try:
+        chain = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} is not JSON ({error.msg})") from None
+    if not isinstance(chain, list) or not all(isinstance(item, dict) for item in chain):
+        raise ValueError(f"{path} is not a list of runs")
+    return chain
 
 
 @dataclasses.dataclass(frozen=True)
