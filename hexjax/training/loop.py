@@ -219,7 +219,7 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
     if getattr(config, "init_from", "") and not options.resume:
         params, chain = restore.starting_params(config.init_from, state.params)
         state = state.replace(params=params)
-        if jax.process_index() == 0:
+        if primary:
             (workdir / restore.ORIGIN_FILE).write_text(json.dumps(chain, indent=2))
     if mesh is not None:
         state = sharding.place(state, mesh, trainer.shardings)
