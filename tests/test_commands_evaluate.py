@@ -63,6 +63,9 @@ def test_one_step_writes_its_record_and_shows_progress_while_it_plays(tiny_run, 
         (["--step", "3"], "no checkpoint for step 3"),
         (["--step", "2", "--all-steps"], "not both"),
         (["--opponent", "checkpoint:/nonexistent"], "no checkpoint in /nonexistent"),
+        (["--opponent", "checkpoint:/nonexistent:0"], "simulation count must be positive"),
+        (["--opponent", "model:hex7:64"], "model:hex7:64 plays Hex(size=7"),
+        (["--opponent", "model:nosuchmodel"], "nosuchmodel"),
         (["--step", "2", "--elo"], "not both"),
         (["--elo", "--solver-accuracy"], "separate evaluations"),
         (["--puzzles"], "--puzzles applies to gomoku only (the game is Hex(size=4"),
@@ -238,6 +241,26 @@ def test_solved_openings_of_the_shipped_hex7_and_a_model_elsewhere(tmp_path, cap
         assert result["openings"] == 49 and result["winning"] == 27
         assert result["correct"] + len(result["wrong"]) == 49
     assert (tmp_path / "plots" / "first_move.png").exists()  # beside --out, not in a run
+
+
+def test_an_opponent_with_its_own_count_is_the_agent_itself_at_equal_counts(tiny_run, capsys):
+    # The agent and the opponent are one deterministic player, and each opening is played
+    # with both colours: the same game twice, one win each way. The agent's own flags
+    # (--search puct) do not reach an opponent given its count.
+    for spec in (f"checkpoint:{tiny_run}@4:4", f"checkpoint:{tiny_run}:4"):
+        argv = ["--checkpoint", str(tiny_run), "--simulations", "4", "--opponent", spec,
+                "--games", "4", "--out", str(tiny_run / "self.json")]  # fmt: skip
+        assert evaluate_command.main(argv) == 0
+        summary = json.loads((tiny_run / "self.json").read_text())["results"][spec]
+        assert (summary["wins"], summary["losses"], summary["score"]) == (2, 2, 0.5)
+    argv = ["--model", "hex7", "--simulations", "2", "--search", "puct",
+            "--opponent", "model:hex7:2", "--opponent", "model:hex7", "--games", "2",
+            "--out", str(tiny_run / "model.json")]  # fmt: skip
+    assert evaluate_command.main(argv) == 0
+    results = json.loads((tiny_run / "model.json").read_text())["results"]
+    assert results["model:hex7"]["score"] == 0.5  # itself, PUCT at 2 on both sides
+    assert results["model:hex7:2"]["games"] == 2
+    assert "model:hex7:2" in capsys.readouterr().out
 
 
 def test_a_weak_colour_leads_the_headline():

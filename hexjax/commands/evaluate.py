@@ -2,7 +2,10 @@
 --opponent mcts:1000 --games 200` (or `--model hex7`: a shipped model).
 
 Opponents by spec: `random`, `greedy`, `mcts:N` (UCT with random playouts, N simulations per move),
-`checkpoint:PATH[@STEP]` (another run's agent, as it plays). An AlphaZero agent searches
+`checkpoint:PATH[@STEP]` (another run's agent, as it plays), `model:NAME` (a shipped model);
+either with `:N` searches N simulations its own default way, whatever the agent's search flags
+(`--model hex7 --simulations 1024 --opponent model:hex7:64`: what more search buys). An
+AlphaZero agent searches
 `--simulations` per move deterministically (Gumbel without noise, its considered actions growing
 with the count unless `--considered-actions N`; `--search puct` for PUCT); a DQN or PPO run's agent
 (train_dqn.py, train_ppo.py) plays its network's best legal action, without search. Games alternate
@@ -194,6 +197,24 @@ def _check_mode_flags(args) -> None:
         raise ValueError("--sgf writes the matches against --opponent, not other evaluations")
 
 
+def _searches(spec: str) -> bool:
+    return spec.startswith(("checkpoint:", "model:"))
+
+
+def _opponent(spec: str, game, args) -> Entrant:
+    """`restore.opponent`, and a shipped model by `model:NAME[:N]` (the play layer's, so here)."""
+    if not spec.startswith("model:"):
+        return restore.opponent(spec, game, args.simulations, **_search_options(args))
+    name, count = restore.own_simulations(spec.partition(":")[2])
+    if count is None:
+        other = models.trained_agent(name, args.simulations, **_search_options(args))
+    else:
+        other = models.trained_agent(name, count)
+    if repr(other.game) != repr(game):
+        raise ValueError(f"{spec} plays {other.game!r}, not {game!r}")
+    return other.entrant(spec)
+
+
 def _check_game_flags(args, agent: TrainedAgent, specs) -> None:
     """Refuse flags that the agent's game, or an agent without search, would ignore."""
     game = agent.game
@@ -206,7 +227,7 @@ def _check_game_flags(args, agent: TrainedAgent, specs) -> None:
         raise ValueError(applies_only("--solved-openings", ["hex 7x7 without swap"], game))
     if args.sgf:
         sgf.check_writable(game)
-    searching_opponent = any(spec.startswith("checkpoint:") for spec in specs)
+    searching_opponent = any(_searches(spec) for spec in specs)
     search_flags = [
         flag
         for flag, given in (
@@ -262,14 +283,11 @@ def main(argv=None) -> int:
         latest = _load(args, steps[-1])
         game = latest.game
         specs = args.opponent or ["random"]
-        opponents = {
-            spec: restore.opponent(spec, game, args.simulations, **_search_options(args))
-            for spec in specs
-        }
+        opponents = {spec: _opponent(spec, game, args) for spec in specs}
         openings = _openings(args, game)
         positions = [game.from_moves(moves) for moves in args.position]
         _check_game_flags(args, latest, specs)
-        if args.puzzles and any(spec.startswith("checkpoint:") for spec in specs):
+        if args.puzzles and any(_searches(spec) for spec in specs):
             raise ValueError("--puzzles takes baseline opponents only (random, greedy, mcts:N)")
     except (ValueError, CheckpointError, models.ModelError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)

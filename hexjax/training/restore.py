@@ -7,7 +7,8 @@ opponent.
 and PPO baselines by their best legal action). Evaluation, comparison, export and the play
 front ends all go through it; nothing here imports the training loop.
 `opponent(spec, game, simulations)` turns `random`, `greedy`, `mcts:N` or
-`checkpoint:PATH[@STEP]` into an `Entrant`.
+`checkpoint:PATH[@STEP][:N]` into an `Entrant`; `own_simulations` reads a searching
+opponent's own count (`:N`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from hexjax.games import Game
 from hexjax.training import algorithms, config_io
 from hexjax.training.checkpoint import Checkpointer, CheckpointError
 
-OPPONENTS = "random, greedy, mcts:N or checkpoint:PATH[@STEP]"
+OPPONENTS = "random, greedy, mcts:N, checkpoint:PATH[@STEP][:N] or model:NAME[:N]"
 
 
 def checkpoint_steps(workdir) -> list[int]:
@@ -206,13 +207,25 @@ def load_agent(
     return TrainedAgent(trainer, config, state.params, meta, source, simulations, **search)
 
 
+def own_simulations(spec: str) -> tuple[str, int | None]:
+    """A searching opponent's spec without its own simulation count, and the count: `PATH:256`
+    is (`PATH`, 256), `PATH` is (`PATH`, None). ValueError for a count below 1."""
+    head, colon, count = spec.rpartition(":")
+    if not colon or not count.isdigit():
+        return spec, None
+    if int(count) < 1:
+        raise ValueError(f"an opponent's simulation count must be positive: {spec!r}")
+    return head, int(count)
+
+
 def opponent(
     spec: str, game: Game, simulations: int | None = None, **search: str | int | None
 ) -> Entrant:
     """An opponent by name: `random`, `greedy`, `mcts:N` (UCT with random playouts, N
-    simulations a move) or `checkpoint:PATH[@STEP]` (another run's agent, as it plays, with
-    `simulations` and `search` as `load_agent` takes them if it searches). ValueError naming
-    the problem for anything else."""
+    simulations a move) or `checkpoint:PATH[@STEP][:N]` (another run's agent, as it plays:
+    with `simulations` and `search` as `load_agent` takes them, or, given `:N`, with its own
+    default search at N simulations, whatever the agent's flags). ValueError naming the
+    problem for anything else."""
     if spec == "random":
         return Entrant.fixed(spec, players.random_player(game))
     if spec == "greedy":
@@ -223,11 +236,14 @@ def opponent(
             raise ValueError(f"mcts opponent needs a positive simulation count: {spec!r}")
         return Entrant.fixed(spec, players.rollout_mcts_player(game, int(count)))
     if spec.startswith("checkpoint:"):
-        path, _, step = spec.partition(":")[2].partition("@")
+        run, count = own_simulations(spec.partition(":")[2])
+        path, _, step = run.partition("@")
         if step and not step.isdigit():
             raise ValueError(f"checkpoint step must be a number: {spec!r}")
+        if count is not None:
+            simulations, search = count, {}
         other = load_agent(path, int(step) if step else None, simulations, **search)
         if repr(other.game) != repr(game):
             raise ValueError(f"{spec} plays {other.game!r}, not {game!r}")
-        return other.entrant(f"run:{path}")
+        return other.entrant(f"run:{run}" + (f":{count}" if count else ""))
     raise ValueError(f"unknown opponent {spec!r}: use {OPPONENTS}")
