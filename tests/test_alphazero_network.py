@@ -87,7 +87,7 @@ TINY = ["--preset", "tiny", "--game", "gomoku", "--iterations", "1", "--eval-eve
         "--quiet"]  # fmt: skip
 
 
-def test_a_run_starts_from_another_sizes_network(tmp_path, capsys):
+def test_a_run_starts_from_another_sizes_network(tmp_path, capsys, monkeypatch):
     origin, grown, refused = tmp_path / "seven", tmp_path / "nine", tmp_path / "dense"
     pooled = ["--network.head", "pooled"]
     # Another seed than the new run's: equal parameters can only have come from the origin.
@@ -109,8 +109,15 @@ def test_a_run_starts_from_another_sizes_network(tmp_path, capsys):
     models = tmp_path / "models"
     argv = ["--checkpoint", str(grown), "--name", "grown", "--directory", str(models)]
     assert export_model.main(argv) == 0
-    trained = json.loads((models / "grown.json").read_text())["trained"]
-    assert trained["started_from"] == chain
+    exported = json.loads((models / "grown.json").read_text())
+    trained = exported["trained"]
+    assert trained["started_from"] == chain  # outside the working directory: as it was
+    # Inside it, the model file names the origin relative to it, not by this machine's path.
+    monkeypatch.chdir(tmp_path)
+    assert export_model.main(argv) == 0
+    exported = json.loads((models / "grown.json").read_text())
+    assert exported["config"]["init_from"] == "seven"
+    assert [r["run"] for r in exported["trained"]["started_from"]] == ["seven"]
     assert trained["minutes_in_all"] == pytest.approx(
         trained["minutes"] + chain[0]["minutes"], abs=0.1
     )

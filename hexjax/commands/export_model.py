@@ -15,6 +15,8 @@ load (NAME.stablehlo or NAME.onnx, and NAME.json describing its input and output
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import pathlib
 import sys
 
@@ -77,11 +79,21 @@ def _source(args):
         "minutes": round(agent.minutes, 1),
         "command": args.command,
     }
-    chain = restore.origins(args.checkpoint)
+    chain = [{**run, "run": _shown(run["run"])} for run in restore.origins(args.checkpoint)]
     if chain:  # a network that started from another run's: its minutes count too
         trained["started_from"] = chain
         trained["minutes_in_all"] = round(agent.minutes + sum(r["minutes"] for r in chain), 1)
-    return agent.config, agent.params, trained
+    config = dataclasses.replace(agent.config, init_from=_shown(agent.config.init_from))
+    return config, agent.params, trained
+
+
+def _shown(path: str) -> str:
+    """A run's path as the model file shows it: relative to the working directory when inside
+    it (`runs/h9-pooled`), since an absolute path of this machine means nothing elsewhere."""
+    if not path or not os.path.isabs(path):
+        return path
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
 
 
 if __name__ == "__main__":
