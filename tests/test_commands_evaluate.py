@@ -245,8 +245,8 @@ def test_solved_openings_of_the_shipped_hex7_and_a_model_elsewhere(tmp_path, cap
 
 def test_an_opponent_with_its_own_count_is_the_agent_itself_at_equal_counts(tiny_run, capsys):
     # The agent and the opponent are one deterministic player, and each opening is played
-    # with both colours: the same game twice, one win each way. The agent's own flags
-    # (--search puct) do not reach an opponent given its count.
+    # with both colours: the same game twice, one win each way. Without its own count an
+    # opponent takes the agent's flags (PUCT on both sides: itself again).
     for spec in (f"checkpoint:{tiny_run}@4:4", f"checkpoint:{tiny_run}:4"):
         argv = ["--checkpoint", str(tiny_run), "--simulations", "4", "--opponent", spec,
                 "--games", "4", "--out", str(tiny_run / "self.json")]  # fmt: skip
