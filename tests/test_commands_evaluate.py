@@ -9,10 +9,12 @@ import sys
 
 import pytest
 
+import hexjax
 from hexjax.commands import evaluate as evaluate_command
 from hexjax.commands import search_scaling
 from hexjax.commands import train as train_command
 from hexjax.evaluation import arena
+from hexjax.training import restore
 
 
 @pytest.fixture(scope="module")
@@ -243,24 +245,41 @@ def test_solved_openings_of_the_shipped_hex7_and_a_model_elsewhere(tmp_path, cap
     assert (tmp_path / "plots" / "first_move.png").exists()  # beside --out, not in a run
 
 
-def test_an_opponent_with_its_own_count_is_the_agent_itself_at_equal_counts(tiny_run, capsys):
+def test_an_opponent_with_its_own_count_is_the_agent_itself_at_equal_counts(tiny_run):
     # The agent and the opponent are one deterministic player, and each opening is played
-    # with both colours: the same game twice, one win each way. Without its own count an
-    # opponent takes the agent's flags (PUCT on both sides: itself again).
+    # with both colours: the same game twice, one win each way.
     for spec in (f"checkpoint:{tiny_run}@4:4", f"checkpoint:{tiny_run}:4"):
         argv = ["--checkpoint", str(tiny_run), "--simulations", "4", "--opponent", spec,
                 "--games", "4", "--out", str(tiny_run / "self.json")]  # fmt: skip
         assert evaluate_command.main(argv) == 0
         summary = json.loads((tiny_run / "self.json").read_text())["results"][spec]
         assert (summary["wins"], summary["losses"], summary["score"]) == (2, 2, 0.5)
-    argv = ["--model", "hex7", "--simulations", "2", "--search", "puct",
-            "--opponent", "model:hex7:2", "--opponent", "model:hex7", "--games", "2",
-            "--out", str(tiny_run / "model.json")]  # fmt: skip
-    assert evaluate_command.main(argv) == 0
-    results = json.loads((tiny_run / "model.json").read_text())["results"]
-    assert results["model:hex7"]["score"] == 0.5  # itself, PUCT at 2 on both sides
-    assert results["model:hex7:2"]["games"] == 2
-    assert "model:hex7:2" in capsys.readouterr().out
+
+
+def test_an_opponent_with_its_own_count_ignores_the_agents_search_flags():
+    game = hexjax.make("hex", size=3)
+    loads = []
+
+    class Loaded:  # what a loader returns: a game and an entrant
+        def __init__(self, simulations, **search):
+            loads.append((simulations, search))
+            self.game = hexjax.make("hex", size=3 if simulations != 99 else 4)
+
+        def entrant(self, label):
+            return label
+
+    def load_model(name, simulations, **search):
+        assert name == "seven"
+        return Loaded(simulations, **search)
+
+    flags = {"search_policy": "puct", "considered_actions": 16}
+    assert restore.opponent("model:seven:32", game, 64, load_model, **flags) == "model:seven:32"
+    assert restore.opponent("model:seven", game, 64, load_model, **flags) == "model:seven"
+    assert loads == [(32, {}), (64, flags)]  # own count: its default search; else the agent's
+    with pytest.raises(ValueError, match=r"model:seven:99 plays .*, not "):
+        restore.opponent("model:seven:99", game, 64, load_model)
+    with pytest.raises(ValueError, match="unknown opponent 'model:seven'"):
+        restore.opponent("model:seven", game, 64)  # no loader: not an opponent restore knows
 
 
 def test_a_weak_colour_leads_the_headline():

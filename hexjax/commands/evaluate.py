@@ -202,17 +202,10 @@ def _searches(spec: str) -> bool:
 
 
 def _opponent(spec: str, game, args) -> Entrant:
-    """`restore.opponent`, and a shipped model by `model:NAME[:N]` (the play layer's, so here)."""
-    if not spec.startswith("model:"):
-        return restore.opponent(spec, game, args.simulations, **_search_options(args))
-    name, count = restore.own_simulations(spec.partition(":")[2])
-    if count is None:
-        other = models.trained_agent(name, args.simulations, **_search_options(args))
-    else:
-        other = models.trained_agent(name, count)
-    if repr(other.game) != repr(game):
-        raise ValueError(f"{spec} plays {other.game!r}, not {game!r}")
-    return other.entrant(spec)
+    """`restore.opponent`, shipped models (`model:NAME[:N]`) included: they belong to the play
+    layer, above restore, so their loader comes from here."""
+    search = _search_options(args)
+    return restore.opponent(spec, game, args.simulations, models.trained_agent, **search)
 
 
 def _check_game_flags(args, agent: TrainedAgent, specs) -> None:

@@ -18,6 +18,7 @@ import functools
 import json
 import pathlib
 import sys
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -219,13 +220,18 @@ def own_simulations(spec: str) -> tuple[str, int | None]:
 
 
 def opponent(
-    spec: str, game: Game, simulations: int | None = None, **search: str | int | None
+    spec: str,
+    game: Game,
+    simulations: int | None = None,
+    load_model: Callable[..., TrainedAgent] | None = None,
+    **search: str | int | None,
 ) -> Entrant:
     """An opponent by name: `random`, `greedy`, `mcts:N` (UCT with random playouts, N
-    simulations a move) or `checkpoint:PATH[@STEP][:N]` (another run's agent, as it plays:
-    with `simulations` and `search` as `load_agent` takes them, or, given `:N`, with its own
-    default search at N simulations, whatever the agent's flags). ValueError naming the
-    problem for anything else."""
+    simulations a move), `checkpoint:PATH[@STEP][:N]` (another run's agent, as it plays: with
+    `simulations` and `search` as `load_agent` takes them, or, given `:N`, with its own default
+    search at N simulations, whatever the agent's flags) or, given `load_model(name,
+    simulations, **search)`, `model:NAME[:N]` the same way. ValueError naming the problem for
+    anything else."""
     if spec == "random":
         return Entrant.fixed(spec, players.random_player(game))
     if spec == "greedy":
@@ -235,15 +241,25 @@ def opponent(
         if not count.isdigit() or int(count) < 1:
             raise ValueError(f"mcts opponent needs a positive simulation count: {spec!r}")
         return Entrant.fixed(spec, players.rollout_mcts_player(game, int(count)))
+    if spec.startswith("model:") and load_model is not None:
+        name, count = own_simulations(spec.partition(":")[2])
+        load = functools.partial(load_model, name)
+        return _searching(spec, spec, game, load, count, simulations, search)
     if spec.startswith("checkpoint:"):
         run, count = own_simulations(spec.partition(":")[2])
         path, _, step = run.partition("@")
         if step and not step.isdigit():
             raise ValueError(f"checkpoint step must be a number: {spec!r}")
-        if count is not None:
-            simulations, search = count, {}
-        other = load_agent(path, int(step) if step else None, simulations, **search)
-        if repr(other.game) != repr(game):
-            raise ValueError(f"{spec} plays {other.game!r}, not {game!r}")
-        return other.entrant(f"run:{run}" + (f":{count}" if count else ""))
+        load = functools.partial(load_agent, path, int(step) if step else None)
+        label = f"run:{run}" + (f":{count}" if count else "")
+        return _searching(spec, label, game, load, count, simulations, search)
     raise ValueError(f"unknown opponent {spec!r}: use {OPPONENTS}")
+
+
+def _searching(spec, label, game, load, count, simulations, search) -> Entrant:
+    """A searching opponent from `load(simulations, **search)`: with its own count `count`, its
+    default search at that count; else the agent's `simulations` and `search`."""
+    other = load(simulations, **search) if count is None else load(count)
+    if repr(other.game) != repr(game):
+        raise ValueError(f"{spec} plays {other.game!r}, not {game!r}")
+    return other.entrant(label)
