@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import logging
 import pathlib
 
 import jax
@@ -40,9 +41,13 @@ def leaves_equal(a, b) -> bool:
     return all(jax.tree.leaves(same))
 
 
-def test_two_plus_resume_plus_two_equals_four(tmp_path):
+def test_two_plus_resume_plus_two_equals_four(tmp_path, caplog):
     loop.run(CONFIG, tmp_path / "split", options(2))
-    loop.run(CONFIG, tmp_path / "split", options(2, resume=True))
+    with caplog.at_level(logging.DEBUG, logger="jax._src.compiler"):
+        loop.run(CONFIG, tmp_path / "split", options(2, resume=True))
+    # The resumed run's iteration is the fresh run's program: found in the compilation cache
+    # (tests/conftest.py), not compiled again for restored arrays.
+    assert "Persistent compilation cache hit for 'jit_iteration'" in caplog.text
     loop.run(CONFIG, tmp_path / "whole", options(4))
     split, whole = final_state(tmp_path / "split"), final_state(tmp_path / "whole")
     assert split.step == whole.step == 4

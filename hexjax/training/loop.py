@@ -225,6 +225,10 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
         state = sharding.place(state, mesh, trainer.shardings)
         # On every device: with several processes a key on one device cannot be saved.
         key, eval_key = sharding.replicate((key, eval_key), mesh)
+    else:
+        # Committed to the device, as restored arrays are: a fresh run and a resumed one
+        # compile the same iteration (one entry in a persistent compilation cache).
+        state, key, eval_key = jax.device_put((state, key, eval_key), jax.devices()[0])
     elapsed_before = 0.0
     resumed_at = None
     if options.resume:
