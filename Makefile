@@ -35,14 +35,16 @@ lint: $(VENV)/.installed
 
 # pytest exits 5 when it collects nothing; that must not pass as success. The tests run in
 # TEST_WORKERS processes (pytest-xdist): most of their time is XLA compiling, one core each.
+# One worker takes a whole file (--dist loadfile), so a file's module fixtures and in-process
+# caches (a tiny run, an engine's compiled searches, the 4-device script) are built once.
 # The 25 slowest are listed at the end: CI must stay under 30 minutes on 2 cores.
 TEST_WORKERS ?= 2
 test: lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --durations 25; status=$$?; \
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations 25; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$status
 
 test-slow: $(VENV)/.installed
-	$(PY) -m pytest -n $(TEST_WORKERS) -m slow; status=$$?; \
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m slow; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no slow tests" >&2; exit 1; fi; exit $$status
 
 format: $(VENV)/.installed

@@ -83,7 +83,7 @@ def test_the_dense_head_stays_on_its_size():
         agent.at_size(9)
 
 
-TINY = ["--preset", "tiny", "--game", "gomoku", "--iterations", "1", "--eval-every", "0",
+TINY = ["--preset", "tiny", "--game", "hex", "--iterations", "1", "--eval-every", "0",
         "--quiet"]  # fmt: skip
 
 
@@ -91,20 +91,20 @@ def test_a_run_starts_from_another_sizes_network(tmp_path, capsys, monkeypatch):
     origin, grown, refused = tmp_path / "seven", tmp_path / "nine", tmp_path / "dense"
     pooled = ["--network.head", "pooled"]
     # Another seed than the new run's: equal parameters can only have come from the origin.
-    argv = [*TINY, *pooled, "--board", "7", "--seed", "1", "--workdir", str(origin)]
+    argv = [*TINY, *pooled, "--board", "3", "--seed", "1", "--workdir", str(origin)]
     assert train.main(argv) == 0
-    argv = [*TINY, *pooled, "--board", "9", "--init-from", str(origin), "--workdir", str(grown)]
+    argv = [*TINY, *pooled, "--board", "4", "--init-from", str(origin), "--workdir", str(grown)]
     assert train.main(argv) == 0
     assert json.loads((grown / "config.json").read_text())["init_from"] == str(origin.resolve())
     _, _, first, _ = restore.restore_trained(origin)
     _, config, second, _ = restore.restore_trained(grown)
-    assert config.game.size == 9 and int(second.updates) == 0  # no step yet: the start itself
+    assert config.game.size == 4 and int(second.updates) == 0  # no step yet: the start itself
     same = jax.tree.map(lambda a, b: bool(jnp.array_equal(a, b)), first.params, second.params)
     assert all(jax.tree.leaves(same))
     # Where it started is kept beside the run and goes into a model exported from it.
     chain = json.loads((grown / restore.ORIGIN_FILE).read_text())
     assert [(r["run"], r["game"], r["size"], r["iterations"]) for r in chain] == [
-        (str(origin.resolve()), "gomoku", 7, 1)
+        (str(origin.resolve()), "hex", 3, 1)
     ]
     models = tmp_path / "models"
     argv = ["--checkpoint", str(grown), "--name", "grown", "--directory", str(models)]
@@ -126,7 +126,7 @@ def test_a_run_starts_from_another_sizes_network(tmp_path, capsys, monkeypatch):
         restore.origins(origin)
     assert PRESETS["tiny"].init_from == ""
     # A dense-head run cannot take it: the message names the layer and the way out.
-    argv = [*TINY, "--board", "9", "--init-from", str(origin), "--workdir", str(refused)]
+    argv = [*TINY, "--board", "4", "--init-from", str(origin), "--workdir", str(refused)]
     assert train.main(argv) == 2
     error = capsys.readouterr().err
     assert "its network does not fit this run's" in error and "--network.head pooled" in error

@@ -30,9 +30,13 @@ def positions(game, count, plies, seed=0):
     """`count` states after `plies` random legal moves (some may be over)."""
     from hexjax.games import random_legal_action
 
-    states = jax.vmap(game.init)(jax.random.split(jax.random.key(seed), count))
+    # Jitted: renju's init and step op by op take most of a minute.
+    states = jax.jit(jax.vmap(game.init))(jax.random.split(jax.random.key(seed), count))
+    ply = jax.jit(
+        lambda s, key: jax.vmap(game.step)(s, random_legal_action(key, s.legal_action_mask))
+    )
     for key in jax.random.split(jax.random.key(seed + 1), plies):
-        states = jax.vmap(game.step)(states, random_legal_action(key, states.legal_action_mask))
+        states = ply(states, key)
     return states
 
 

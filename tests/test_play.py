@@ -12,7 +12,9 @@ import pytest
 from support.play_models import make_tiny_model
 
 import hexjax
+from hexjax.alphazero import network as network_lib
 from hexjax.commands import play as play_command
+from hexjax.evaluation import players
 from hexjax.play import Agent, AgentMove, Agents, Match, ModelError, MoveError, models
 from hexjax.play.agent import MAX_SIMULATIONS, search_choices, simulation_count
 from hexjax.play.terminal import TerminalGame, draw
@@ -130,9 +132,14 @@ def test_every_shipped_model_loads_and_plays_a_legal_move():
     assert {m.config.game.name for m in shipped} >= {"hex", "gomoku"}
     for info in shipped:
         agent = Agent.from_model(info.name)
-        state = agent.game.new_state()
-        reply = agent.move(state, simulations=2)
-        assert bool(state.legal_action_mask[reply.action]), info.name
+        states = jax.tree.map(lambda x: x[None], agent.game.new_state())
+        # The network alone: searching over it is tested on tiny models of every game above,
+        # and compiling seven searches for big boards would take a minute.
+        net = network_lib.make_network(info.config.network, agent.game.num_actions)
+        logits, value = network_lib.apply(net, agent.params, jax.vmap(agent.game.observe)(states))
+        assert np.isfinite(np.asarray(logits)).all() and abs(float(value[0])) <= 1, info.name
+        action = players.make_network_player(agent.game, net)(agent.params)(None, states)
+        assert bool(states.legal_action_mask[0, action[0]]), info.name
         assert "trained" in info.about and info.about["trained"]["iterations"] > 0
 
 

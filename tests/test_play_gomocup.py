@@ -294,7 +294,8 @@ def test_every_move_fits_timeout_turn_on_a_fake_clock(agents, background_done):
 def test_time_limit_over_the_protocol(model_dir, tmp_path):
     """The real engine with timeout_turn 1000 and --simulations 4096: every answer after START
     comes well within the limit (a move that compiled would take seconds)."""
-    args = ["--model-dir", str(model_dir), "--simulations", "4096"]
+    # One model: the renju one's searches would compile too (tested in-process above).
+    args = ["--model", "gomoku9", "--model-dir", str(model_dir), "--simulations", "4096"]
     with engine_process("hexjax.play.gomocup", args, tmp_path / "stderr") as process:
 
         def ask(command: str) -> tuple[str, float]:
@@ -322,7 +323,7 @@ def test_time_limit_over_the_protocol(model_dir, tmp_path):
 
 def test_over_stdin_and_stdout(model_dir, tmp_path):
     # Line by line with CR LF, as Piskvork talks: a brain that does not flush hangs here.
-    args = ["--model-dir", str(model_dir), "--simulations", "4"]
+    args = ["--model", "gomoku9", "--model-dir", str(model_dir), "--simulations", "4"]
     with engine_process("hexjax.play.gomocup", args, tmp_path / "stderr") as process:
 
         def ask(command: str) -> str:
