@@ -153,3 +153,17 @@ def test_a_run_keeps_the_newest_checkpoints_it_is_told_to(tmp_path):
     kept = dataclasses.replace(options(3, checkpoint_every=1), keep_checkpoints=2)
     loop.run(CONFIG, tmp_path, kept)
     assert Checkpointer(tmp_path / "checkpoints").steps() == [2, 3]
+
+
+def test_failed_reads_drop_only_their_own_asyncio_reports(caplog):
+    from hexjax.training import checkpoint
+
+    checkpoint._quiet_failed_reads()
+    asyncio_log = logging.getLogger("asyncio")
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        for kind in ("Future", "Task", "_GatheringFuture"):  # a gather of failed reads too
+            asyncio_log.error(f"{kind} exception was never retrieved\nfuture: <{kind} finished>")
+        asyncio_log.error("Exception in callback Handle._run()")  # not a failed read's: kept
+    assert [record.getMessage() for record in caplog.records] == [
+        "Exception in callback Handle._run()"
+    ]

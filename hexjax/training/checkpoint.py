@@ -67,9 +67,11 @@ def _quiet_failed_reads() -> None:
 
     hook.drops_closed_loop_callbacks = True
     sys.unraisablehook = hook
-    unretrieved = ("Future exception was never retrieved", "Task exception was never retrieved")
+    # "Future", "Task" or "_GatheringFuture exception was never retrieved": the class varies.
     logging.getLogger("asyncio").addFilter(
-        lambda record: not record.getMessage().startswith(unretrieved)
+        lambda record: (
+            not record.getMessage().partition("\n")[0].endswith("exception was never retrieved")
+        )
     )
     warnings.filterwarnings("ignore", r"coroutine '.*' was never awaited", RuntimeWarning)
 
