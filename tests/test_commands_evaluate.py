@@ -262,25 +262,23 @@ def test_an_opponent_with_its_own_count_ignores_the_agents_search_flags():
     loads = []
 
     class Loaded:  # what a loader returns: a game and an entrant
-        def __init__(self, simulations, **search):
+        def __init__(self, name, simulations, **search):
             loads.append((simulations, search))
-            self.game = hexjax.make("hex", size=3 if simulations != 99 else 4)
+            self.game = hexjax.make("hex", size={"three": 3, "four": 4}[name])
 
         def entrant(self, label):
             return label
 
-    def load_model(name, simulations, **search):
-        assert name == "seven"
-        return Loaded(simulations, **search)
+    load_model = Loaded
 
     flags = {"search_policy": "puct", "considered_actions": 16}
-    assert restore.opponent("model:seven:32", game, 64, load_model, **flags) == "model:seven:32"
-    assert restore.opponent("model:seven", game, 64, load_model, **flags) == "model:seven"
+    assert restore.opponent("model:three:32", game, 64, load_model, **flags) == "model:three:32"
+    assert restore.opponent("model:three", game, 64, load_model, **flags) == "model:three"
     assert loads == [(32, {}), (64, flags)]  # own count: its default search; else the agent's
-    with pytest.raises(ValueError, match=r"model:seven:99 plays .*, not "):
-        restore.opponent("model:seven:99", game, 64, load_model)
-    with pytest.raises(ValueError, match="unknown opponent 'model:seven'"):
-        restore.opponent("model:seven", game, 64)  # no loader: not an opponent restore knows
+    with pytest.raises(ValueError, match=r"model:four:8 plays .*, not "):
+        restore.opponent("model:four:8", game, 64, load_model)
+    with pytest.raises(ValueError, match="unknown opponent 'model:three'"):
+        restore.opponent("model:three", game, 64)  # no loader: not an opponent restore knows
 
 
 def test_a_weak_colour_leads_the_headline():
