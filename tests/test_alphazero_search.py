@@ -5,6 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from support.drawn_boards import drawn_game
 
 import hexjax
 from hexjax.alphazero import network as network_lib
@@ -121,6 +122,32 @@ def test_discount_outside_zero_to_one_is_refused():
     for bad in (0.0, -0.5, 1.5):
         with pytest.raises(ValueError, match="discount"):
             SearchConfig(discount=bad)
+    for bad in (-1.0, 1.0, 2.0):
+        with pytest.raises(ValueError, match="draw_value"):
+            SearchConfig(draw_value=bad)
+
+
+def one_move_from_a_draw(size):
+    """A Gomoku game whose one empty cell draws it, and that cell."""
+    game, moves = drawn_game(size)
+    return game, game.from_moves(moves[:-1]), game.string_to_action(moves[-1])
+
+
+@pytest.mark.parametrize("size, mover", [(5, 0), (6, 1)])
+def test_a_draw_pays_the_first_player_the_draw_value_and_the_second_its_negative(size, mover):
+    game, state, last = one_move_from_a_draw(size)
+    assert int(state.current_player) == mover
+    assert np.flatnonzero(np.asarray(state.legal_action_mask)).tolist() == [last]
+    after = game.step(state, jnp.int32(last))
+    assert bool(after.terminated) and int(after.winner) == -1
+    net = network_lib.make_network(network_lib.NetworkConfig(preset="tiny"), game.num_actions)
+    params = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
+    states = jax.tree.map(lambda x: x[None], state)
+    for draw_value in (0.0, -0.3):
+        config = SearchConfig(num_simulations=4, draw_value=draw_value, gumbel_scale=0.0)
+        tree = make_search(game, net, config)(params, jax.random.key(1), states).tree
+        reward = float(tree.children_rewards[0, 0, last])
+        assert reward == pytest.approx(draw_value if mover == 0 else -draw_value)
 
 
 def test_considered_actions_grow_with_the_simulations():

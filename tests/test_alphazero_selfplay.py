@@ -3,6 +3,7 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+from support.drawn_boards import drawn_game
 
 import hexjax
 from hexjax.alphazero import replay, selfplay
@@ -96,6 +97,30 @@ def test_discounted_value_targets_shrink_with_the_plies_left():
     assert np.asarray(finished).all()
     assert np.asarray(value)[:, 0].tolist() == [0.0625, -0.125, 0.25, -0.5, 1.0]
     value, _ = selfplay.value_targets(trajectory)
+    assert np.asarray(value)[:, 0].tolist() == [1, -1, 1, -1, 1]
+
+
+def test_a_drawn_game_is_valued_by_colour_and_a_won_one_as_before():
+    """With draw_value d, every position of a drawn game is worth d to the first player and -d
+    to the second (discounted like an outcome); a decided game's values do not change."""
+    game, moves = drawn_game(6)
+    script = " ".join(moves)
+    state = selfplay.init_selfplay(game, jax.random.key(0), batch=1)
+    state, trajectory, _ = selfplay.play(
+        game, scripted_search(game, script), None, jax.random.key(1), state, plies=36
+    )
+    assert np.asarray(trajectory.done)[:, 0].tolist() == [False] * 35 + [True]
+    value, finished = selfplay.value_targets(trajectory, draw_value=-0.25)
+    assert np.asarray(finished).all()
+    assert np.asarray(value)[:, 0].tolist() == [-0.25, 0.25] * 18
+    value, _ = selfplay.value_targets(trajectory, discount=0.5, draw_value=-0.25)
+    assert np.asarray(value)[-2:, 0].tolist() == [-0.125, 0.25]
+    assert (np.asarray(selfplay.value_targets(trajectory)[0]) == 0).all()
+    hex3 = hexjax.make("hex", size=3)
+    start = selfplay.init_selfplay(hex3, jax.random.key(0), batch=1)
+    search = scripted_search(hex3, SCRIPT)
+    won = selfplay.play(hex3, search, None, jax.random.key(1), start, plies=5)[1]
+    value, _ = selfplay.value_targets(won, draw_value=-0.25)
     assert np.asarray(value)[:, 0].tolist() == [1, -1, 1, -1, 1]
 
 

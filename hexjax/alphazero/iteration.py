@@ -181,7 +181,9 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
             config.plies_per_iteration,
             config.opening_plies,
         )
-        games, rows, value, ready = selfplay.settle(games, trajectory, config.search.discount)
+        games, rows, value, ready = selfplay.settle(
+            games, trajectory, config.search.discount, config.search.draw_value
+        )
         buffer = replay_lib.add(state.replay, rows.obs, rows.policy, value, ready)
         # TRAINING
         keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)

@@ -4,8 +4,9 @@
 batch of game states. The tree's embeddings are the game states themselves; `recurrent_fn` steps
 the game and evaluates the network on the child:
 
-- reward: the outcome for the player who moved (+1 win, -1 loss), 0 if the game goes on or the
-  parent was already over (a finished game is absorbing and pays nothing more);
+- reward: the outcome for the player who moved (+1 win, -1 loss, a draw `SearchConfig.draw_value`
+  for the first player and its negative for the second), 0 if the game goes on or the parent was
+  already over (a finished game is absorbing and pays nothing more);
 - discount: -1 between plies (the next node is valued by the other player: every ply, passes and
   swaps included, hands the move over), 0 once the game is over, and the value there is 0;
   `SearchConfig.discount` < 1 makes it -discount, so that an outcome k plies ahead is worth
@@ -76,6 +77,10 @@ class SearchConfig:
     # targets, which use the same rate) tell a quick loss from a long fight: a lost position is
     # played to make the opponent find the longest win, not given up.
     discount: float = 1.0
+    # A drawn game's value for the first player; the second player's is its negative, so the
+    # game stays zero-sum and the tree's hand-over (-1 a ply) stays right. Below 0 the first
+    # player plays for a win and the second for the draw (the value targets use it too).
+    draw_value: float = 0.0
 
     def __post_init__(self):
         if self.policy not in ("gumbel", "puct"):
@@ -86,6 +91,8 @@ class SearchConfig:
             raise ValueError("max_considered_actions must be at least 1")
         if not 0.0 < self.discount <= 1.0:
             raise ValueError(f"discount must be in (0, 1], got {self.discount}")
+        if not -1.0 < self.draw_value < 1.0:
+            raise ValueError(f"draw_value must be in (-1, 1), got {self.draw_value}")
 
     def deterministic(
         self,
@@ -123,6 +130,14 @@ class SearchResult:
     tree: mctx.Tree  # the search tree (for hints and tests; dropped by jit when unused)
 
 
+def valued_rewards(rewards: jax.Array, over: jax.Array, draw_value: float) -> jax.Array:
+    """Rewards float32[..., 2] of games `over` (bool[...]) with a draw ([0, 0]) paying
+    `draw_value` to the first player and `-draw_value` to the second."""
+    drawn = over & jnp.all(rewards == 0, axis=-1)
+    draw = jnp.asarray([draw_value, -draw_value], jnp.float32)
+    return jnp.where(drawn[..., None], draw, rewards)
+
+
 def masked_logits(logits: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
     return jnp.where(legal_action_mask, logits, _MASKED)
 
@@ -133,19 +148,22 @@ def _evaluate(game: Game, net, params, states: State) -> tuple[jax.Array, jax.Ar
     return masked_logits(logits, states.legal_action_mask), value
 
 
-def _recurrent_fn(game: Game, net, discount: float, on_simulation, params, key, action, states):
+def _recurrent_fn(
+    game: Game, net, config: SearchConfig, on_simulation, params, key, action, states
+):
     del key  # the games and the network are deterministic
     if on_simulation is not None:
         on_simulation()
     mover = states.current_player
     children = jax.vmap(game.step)(states, action)
     logits, value = _evaluate(game, net, params, children)
-    reward = jnp.take_along_axis(children.rewards, mover[:, None], axis=1)[:, 0]
-    reward = jnp.where(states.terminated, 0.0, reward)
     over = children.terminated
+    rewards = valued_rewards(children.rewards, over, config.draw_value)
+    reward = jnp.take_along_axis(rewards, mover[:, None], axis=1)[:, 0]
+    reward = jnp.where(states.terminated, 0.0, reward)
     output = mctx.RecurrentFnOutput(
         reward=reward,
-        discount=jnp.where(over, 0.0, -discount),
+        discount=jnp.where(over, 0.0, -config.discount),
         prior_logits=logits,
         value=jnp.where(over, 0.0, value),
     )
@@ -174,7 +192,7 @@ def make_search(game: Game, net, config: SearchConfig, on_simulation=None):
     `on_simulation()`, if given, is traced into every simulation (the play front ends report
     progress and stop searches through a host callback there).
     """
-    recurrent_fn = functools.partial(_recurrent_fn, game, net, config.discount, on_simulation)
+    recurrent_fn = functools.partial(_recurrent_fn, game, net, config, on_simulation)
 
     def search(params, key: jax.Array, states: State, ply: jax.Array | None = None):
         logits, value = _evaluate(game, net, params, states)

@@ -25,6 +25,7 @@ import chex
 import jax
 import jax.numpy as jnp
 
+from hexjax.alphazero.search import valued_rewards
 from hexjax.games import Game, State
 from hexjax.games.sampling import random_legal_action
 
@@ -147,14 +148,18 @@ def opening_entropy(first_moves: jax.Array, num_actions: int) -> jax.Array:
     return -jnp.sum(jnp.where(p > 0, p * jnp.log(jnp.where(p > 0, p, 1.0)), 0.0))
 
 
-def value_targets(sequence: Trajectory, discount: float = 1.0) -> tuple[jax.Array, jax.Array]:
+def value_targets(
+    sequence: Trajectory, discount: float = 1.0, draw_value: float = 0.0
+) -> tuple[jax.Array, jax.Array]:
     """(value float32[T, B], finished bool[T, B]) for a [T, B] sequence: the outcome of the
     position's game from its mover's view, where that game has ended within the sequence,
-    times discount^k for a position k plies before the game's last move (the search's rate)."""
+    times discount^k for a position k plies before the game's last move, a draw valued as the
+    search values it (`SearchConfig.discount` and `draw_value`)."""
 
     def back(carry, row):
         outcome, known = carry
-        outcome = jnp.where(row.done[:, None], row.outcome, discount * outcome)
+        final = valued_rewards(row.outcome, row.done, draw_value)
+        outcome = jnp.where(row.done[:, None], final, discount * outcome)
         known = known | row.done
         value = jnp.take_along_axis(outcome, row.mover[:, None], axis=1)[:, 0]
         return (outcome, known), (value, known & row.valid)
@@ -165,15 +170,17 @@ def value_targets(sequence: Trajectory, discount: float = 1.0) -> tuple[jax.Arra
     return value, finished
 
 
-def settle(state: SelfPlayState, trajectory: Trajectory, discount: float = 1.0):
+def settle(
+    state: SelfPlayState, trajectory: Trajectory, discount: float = 1.0, draw_value: float = 0.0
+):
     """Join the pending rows with a new trajectory: (new state, finished rows flat).
 
     Returns the state with its pending buffer replaced and the finished positions as a flat
     Trajectory [(P + T) * B] plus their value targets and a `ready` mask: the caller adds the
-    `ready` rows to the replay buffer; `discount` as in `value_targets`."""
+    `ready` rows to the replay buffer; `discount` and `draw_value` as in `value_targets`."""
     pending_length = state.pending.mover.shape[0]
     sequence = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), state.pending, trajectory)
-    value, finished = value_targets(sequence, discount)
+    value, finished = value_targets(sequence, discount, draw_value)
     # The open game of each slot started after its last `done`, so it lies in the last P rows.
     tail = jax.tree.map(lambda x: x[-pending_length:], sequence)
     pending = tail.replace(valid=tail.valid & ~finished[-pending_length:])
