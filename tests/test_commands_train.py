@@ -81,6 +81,7 @@ def test_a_config_stored_before_openings_existed_reads_as_without_them():
         (["--keep-checkpoints", "0"], "--keep-checkpoints must be at least 1"),
         (["--network.preset", "huge"], "network preset must be one of"),
         (["--cpu-devices", "0"], "--cpu-devices must be at least 1"),
+        (["--search.draw_value", "-1"], "draw_value must be in (-1, 1), got -1"),
     ],
 )
 def test_bad_values_get_a_message_and_exit_code_2(argv, message, capsys, tmp_path):
@@ -96,6 +97,8 @@ def test_bad_values_get_a_message_and_exit_code_2(argv, message, capsys, tmp_pat
         (["--search.simulations", "3"], "unrecognized arguments"),
         (["--optimizer.name", "rmsprop"], "invalid choice: 'rmsprop'"),
         (["--game.swap", "maybe"], "expected true or false"),
+        # The config field has one flag, the command's own spelling.
+        (["--init_from", "runs/hex5"], "unrecognized arguments: --init_from"),
     ],
 )
 def test_flags_argparse_rejects(argv, message, capsys):

@@ -45,9 +45,13 @@ def _scalar_type(kind):
 def add_flags(parser: argparse.ArgumentParser, config_type, shown=None, where: str = "") -> None:
     """Add one flag per leaf field; defaults are None so that only given flags override. With
     `shown` (a config of `config_type`, e.g. the default preset, named by `where`), each flag's
-    help names its value there."""
+    help names its value there. A field the command already has a flag for (the flag's dest is
+    the field's name, e.g. train's `--init-from`) keeps that flag alone."""
     group = parser.add_argument_group("config fields")
+    taken = {action.dest for action in parser._actions}  # argparse lists them nowhere public
     for name, kind in _leaves(config_type):
+        if name in taken:
+            continue
         choices = typing.get_args(kind) if typing.get_origin(kind) is typing.Literal else None
         help_text = None if shown is None else f"{value(shown, name)!r} {where}".strip()
         group.add_argument(
