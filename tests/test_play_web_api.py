@@ -24,7 +24,7 @@ import hexjax
 from hexjax.evaluation import arena
 
 pytest.importorskip("starlette")
-pytest.importorskip("httpx")
+pytest.importorskip("httpx2")
 
 from starlette.testclient import TestClient  # noqa: E402
 from support.play_models import make_tiny_model  # noqa: E402
