@@ -130,3 +130,9 @@ def test_a_run_starts_from_another_sizes_network(tmp_path, capsys, monkeypatch):
     assert train.main(argv) == 2
     error = capsys.readouterr().err
     assert "its network does not fit this run's" in error and "--network.head pooled" in error
+    # Nor a network that reads other input planes (as --swap or --game.threats make them).
+    pooled_config = network_lib.NetworkConfig(preset="tiny", head="pooled")
+    net = network_lib.make_network(pooled_config, 3 * 3)
+    params = network_lib.init_params(net, jax.random.key(0), (3, 3, 5))
+    with pytest.raises(ValueError, match="reads 4 input planes, this run's 5: the games' options"):
+        restore.starting_params(origin, params)

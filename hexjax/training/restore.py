@@ -102,10 +102,16 @@ def starting_params(origin, params):
             where = "here" if path not in theirs else f"in {origin}"
             raise ValueError(f"--init-from {origin}: its network does not fit this run's: "
                              f"layer {name} only {where}{hint}")  # fmt: skip
-        if theirs[path].shape != ours[path].shape:
+        there, here = tuple(theirs[path].shape), tuple(ours[path].shape)
+        if len(here) == 4 and there[:2] + there[3:] == here[:2] + here[3:] and there != here:
+            # Only a convolution's input channels differ: the first one, which reads the planes.
+            raise ValueError(f"--init-from {origin}: its network reads {there[2]} input planes, "
+                             f"this run's {here[2]}: the games' options differ (such as "
+                             "--game.threats or --swap)")  # fmt: skip
+        if there != here:
             raise ValueError(
                 f"--init-from {origin}: its network does not fit this run's: layer {name} is "
-                f"{tuple(theirs[path].shape)} there, {tuple(ours[path].shape)} here{hint}"
+                f"{there} there, {here} here{hint}"
             )
     start = {
         "run": str(origin),
