@@ -281,6 +281,24 @@ def test_an_opponent_with_its_own_count_ignores_the_agents_search_flags():
         restore.opponent("model:three", game, 64)  # no loader: not an opponent restore knows
 
 
+def test_an_opponent_that_sees_other_planes_of_the_same_game_is_accepted():
+    """Threat planes change what a network sees, not the game: such a model may meet an agent
+    without them; another rule may not."""
+    planes = hexjax.make("gomoku", size=9, threats=True)
+
+    class Loaded:
+        def __init__(self, name, simulations, **search):
+            self.game = hexjax.make("gomoku", size=9, rule=name)
+
+        def entrant(self, label):
+            return label
+
+    assert restore.opponent("model:freestyle", planes, 64, Loaded) == "model:freestyle"
+    message = r"plays Gomoku\(size=9, win_length=5, rule='renju'\), not Gomoku\(size=9, "
+    with pytest.raises(ValueError, match=message + r"win_length=5, rule='freestyle'\)$"):
+        restore.opponent("model:renju", planes, 64, Loaded)
+
+
 def test_a_weak_colour_leads_the_headline():
     # 40 of 40 as Black, 10 of 40 as White: the 95% intervals are far apart.
     summary = arena.summarize([1] * 40 + [1] * 10 + [0] * 30)

@@ -111,6 +111,12 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def symmetries(self) -> tuple[Symmetry, ...]: ...
 
+    @property
+    def rules(self) -> str:
+        """The game as it is played, whatever its network sees: two games with equal rules
+        share their states and moves, so players built on either meet in one arena."""
+        return repr(self)
+
     def step(self, state: State, action: jax.Array) -> State:
         """One ply. Illegal or out-of-range `action` on a live state: the mover loses."""
         action = jnp.asarray(action, jnp.int32)

@@ -138,9 +138,12 @@ class Gomoku(Game):
 
     def __repr__(self) -> str:
         threats = ", threats=True" if self.threats else ""
-        return (
-            f"Gomoku(size={self.size}, win_length={self.win_length}, rule={self.rule!r}{threats})"
-        )
+        return f"{self.rules[:-1]}{threats})"  # the rules, then what the network sees
+
+    @property
+    def rules(self) -> str:
+        """The threat planes are only seen, not played."""
+        return f"Gomoku(size={self.size}, win_length={self.win_length}, rule={self.rule!r})"
 
     # --- rules ---------------------------------------------------------------------------
 

@@ -266,6 +266,6 @@ def _searching(spec, label, game, load, count, simulations, search) -> Entrant:
     """A searching opponent from `load(simulations, **search)`: with its own count `count`, its
     default search at that count; else the agent's `simulations` and `search`."""
     other = load(simulations, **search) if count is None else load(count)
-    if repr(other.game) != repr(game):
-        raise ValueError(f"{spec} plays {other.game!r}, not {game!r}")
+    if other.game.rules != game.rules:  # the threat planes, say, may differ
+        raise ValueError(f"{spec} plays {other.game.rules}, not {game.rules}")
     return other.entrant(label)
