@@ -3,6 +3,7 @@
 import jax
 import numpy as np
 import pytest
+from support.drawn_boards import DRAWN, drawn_game
 from support.gomoku_oracle import outcome
 from support.playouts import random_playouts
 
@@ -95,22 +96,9 @@ def test_standard_exact_five_in_one_line_wins_despite_an_overline_in_another(sta
 
 
 def test_a_full_board_without_five_is_a_draw():
-    game = hexjax.make("gomoku", size=5, win_length=5)
     # Columns alternate in pairs, so no row, column or diagonal holds five of one colour.
-    pattern = np.array(
-        [
-            [1, 1, 2, 2, 1],
-            [2, 2, 1, 1, 2],
-            [1, 1, 2, 2, 1],
-            [2, 2, 1, 1, 2],
-            [1, 2, 1, 2, 2],
-        ]
-    )
-    pattern = 3 - pattern  # 13 Black stones, 12 White
-    assert outcome(pattern.tolist(), 5, "freestyle") == (True, -1)
-    blacks = [game.action_to_string(int(a)) for a in np.flatnonzero(pattern.ravel() == 1)]
-    whites = [game.action_to_string(int(a)) for a in np.flatnonzero(pattern.ravel() == 2)]
-    moves = [m for pair in zip(blacks, whites, strict=False) for m in pair] + blacks[len(whites) :]
+    game, moves = drawn_game(5)  # 13 Black stones, 12 White
+    assert outcome(DRAWN[5], 5, "freestyle") == (True, -1)
     state = game.from_moves(moves)
     assert bool(state.terminated) and int(state.winner) == -1
     assert state.rewards.tolist() == [0.0, 0.0] and int(state.step_count) == 25
