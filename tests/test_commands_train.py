@@ -184,6 +184,8 @@ def test_a_tiny_run_writes_its_outputs(tmp_path, capsys):
     assert (tmp_path / "plots" / "evaluation.png").exists()
     assert json.loads((tmp_path / "config.json").read_text())["game"]["size"] == 4
     assert json.loads((tmp_path / loop.CADENCE_FILE).read_text())["eval_every"] == 2
+    devices = {"platform": "cpu", "count": 1, "processes": 1}  # the tests' one CPU device
+    assert json.loads((tmp_path / loop.DEVICES_FILE).read_text()) == devices
 
 
 def _start_run(workdir, ignore_sigint: bool) -> subprocess.Popen:
@@ -215,3 +217,20 @@ def test_a_signal_stops_the_run_with_its_checkpoint(signum, ignore_sigint, tmp_p
     # The checkpoint holds the last iteration logged, far before the 1000-iteration period.
     assert last >= 3
     assert restore.checkpoint_steps(tmp_path) == [last]
+
+
+def test_a_resumed_cpu_run_keeps_its_device_split_unless_given_again(tmp_path, monkeypatch):
+    requested = []
+    monkeypatch.setattr(train_command.sharding, "use_cpu_cores", lambda _, n: requested.append(n))
+    devices = {"platform": "cpu", "count": 2, "processes": 1}
+    (tmp_path / loop.DEVICES_FILE).write_text(json.dumps(devices))
+    cli = load_cli()
+    cli.parse(["--workdir", str(tmp_path), "--resume"])
+    cli.parse(["--workdir", str(tmp_path), "--resume", "--cpu-devices", "1"])
+    cli.parse(["--workdir", str(tmp_path)])  # a new run: one device per core, as always
+    (tmp_path / loop.DEVICES_FILE).write_text(json.dumps({**devices, "platform": "gpu"}))
+    cli.parse(["--workdir", str(tmp_path), "--resume"])  # a GPU run's count says nothing here
+    assert requested == [2, 1, None, None]
+    (tmp_path / loop.DEVICES_FILE).write_text("{")
+    with pytest.raises(ValueError, match="devices.json cannot be read"):
+        cli.parse(["--workdir", str(tmp_path), "--resume"])

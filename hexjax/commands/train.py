@@ -37,7 +37,7 @@ def _cadence(args, workdir) -> dict:
     cadence = dict(loop.CADENCE)
     stored = pathlib.Path(workdir, loop.CADENCE_FILE)
     if args.resume and stored.is_file():
-        cadence.update(json.loads(stored.read_text()))
+        cadence.update({k: v for k, v in _run_file(stored).items() if k in cadence})
     given = {name: getattr(args, name) for name in loop.CADENCE if getattr(args, name) is not None}
     return {**cadence, **given}
 
@@ -152,9 +152,10 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
         parser.error("--coordinator, --num-processes and --process-id go with --distributed")
     if args.distributed:
         sharding.initialize_distributed(*settings)
-    else:  # a resumed run keeps its stored sizes
+    else:  # a resumed run keeps its stored sizes and, unless told, its CPU split
         sized = config if stored is None else stored
-        sharding.use_cpu_cores(trainer.batch_sizes(sized), args.cpu_devices)
+        requested = args.cpu_devices or (_stored_cpu_devices(workdir) if args.resume else None)
+        sharding.use_cpu_cores(trainer.batch_sizes(sized), requested)
     return config, workdir, options
 
 
@@ -170,6 +171,30 @@ def _stored_config(args, workdir, trainer: algorithms.Trainer):
             f"{workdir} holds a run that is not {trainer.name}'s ({error}); resume it "
             "with the trainer that started it"
         ) from None
+
+
+def _run_file(path: pathlib.Path) -> dict:
+    """A JSON file a run keeps beside its checkpoints, or an error naming it."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(
+            f"{path} cannot be read ({error}); delete it to resume with the defaults"
+        ) from None
+
+
+def _stored_cpu_devices(workdir) -> int | None:
+    """The CPU device count a one-process CPU run in `workdir` last ran on (None if unknown)."""
+    stored = pathlib.Path(workdir, loop.DEVICES_FILE)
+    if not stored.is_file():
+        return None
+    devices = _run_file(stored)
+    if devices.get("platform") != "cpu" or devices.get("processes", 1) != 1:
+        return None
+    count = devices.get("count")
+    if not isinstance(count, int) or count < 1:
+        raise ValueError(f"{stored} says the run ran on {count!r} devices; give --cpu-devices")
+    return count
 
 
 def _check_resume_flags(parser, given: dict, stored) -> None:

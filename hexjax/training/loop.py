@@ -42,6 +42,9 @@ CADENCE_FIELDS = (
     "checkpoint_minutes",
     "keep_checkpoints",
 )
+# The devices the run last ran on: a resumed CPU run splits the CPU the same way unless told
+# otherwise (another split may reduce in another order: not bit for bit the same run).
+DEVICES_FILE = "devices.json"
 
 
 class Stopped(Exception):
@@ -253,6 +256,9 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
         (workdir / "config.json").write_text(json.dumps(config_io.to_dict(config), indent=2))
         cadence = {k: getattr(options, k) for k in CADENCE_FIELDS}
         (workdir / CADENCE_FILE).write_text(json.dumps(cadence, indent=2))
+        devices = {"platform": jax.devices()[0].platform, "count": jax.device_count()}
+        devices["processes"] = jax.process_count()
+        (workdir / DEVICES_FILE).write_text(json.dumps(devices, indent=2))
 
     start = time.monotonic()
     last_save = start
