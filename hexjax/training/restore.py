@@ -92,8 +92,23 @@ def starting_params(origin, params):
     if trainer is not algorithms.ALPHAZERO:
         raise ValueError(f"--init-from {origin}: a {trainer.name} run; only an AlphaZero run's "
                          "network can start another")  # fmt: skip
-    theirs = dict(jax.tree_util.tree_flatten_with_path(state.params)[0])
-    ours = dict(jax.tree_util.tree_flatten_with_path(params)[0])
+    _check_fits(origin, state.params, params)
+    start = {
+        "run": str(origin),
+        "game": config.game.name,
+        "size": config.game.size,
+        "iterations": int(meta["iteration"]),
+        "minutes": round(float(meta.get("elapsed_seconds", 0.0)) / 60, 1),
+    }
+    fresh = jax.tree.map(lambda f, trained: jnp.asarray(trained, f.dtype), params, state.params)
+    return fresh, [start, *origins(origin)]
+
+
+def _check_fits(origin, theirs, ours) -> None:
+    """ValueError naming the first layer where the network `theirs` of the run in `origin`
+    does not fit this run's fresh `ours` (missing, or another shape)."""
+    theirs = dict(jax.tree_util.tree_flatten_with_path(theirs)[0])
+    ours = dict(jax.tree_util.tree_flatten_with_path(ours)[0])
     hint = ("; a dense head's layers fit one board size: train both runs with "
             "--network.head pooled to carry a network across sizes")  # fmt: skip
     for path in sorted(ours.keys() | theirs.keys(), key=jax.tree_util.keystr):
@@ -113,15 +128,6 @@ def starting_params(origin, params):
                 f"--init-from {origin}: its network does not fit this run's: layer {name} is "
                 f"{there} there, {here} here{hint}"
             )
-    start = {
-        "run": str(origin),
-        "game": config.game.name,
-        "size": config.game.size,
-        "iterations": int(meta["iteration"]),
-        "minutes": round(float(meta.get("elapsed_seconds", 0.0)) / 60, 1),
-    }
-    fresh = jax.tree.map(lambda f, trained: jnp.asarray(trained, f.dtype), params, state.params)
-    return fresh, [start, *origins(origin)]
 
 
 def origins(workdir) -> list[dict]:
