@@ -234,3 +234,11 @@ def test_a_resumed_cpu_run_keeps_its_device_split_unless_given_again(tmp_path, m
     (tmp_path / loop.DEVICES_FILE).write_text("{")
     with pytest.raises(ValueError, match="devices.json cannot be read"):
         cli.parse(["--workdir", str(tmp_path), "--resume"])
+
+
+def test_a_damaged_config_json_is_named_not_taken_for_another_trainers_run(tmp_path):
+    (tmp_path / "config.json").write_text('{"game": {"name": "hex", ')  # cut off mid-write
+    with pytest.raises(ValueError, match="config.json cannot be read") as caught:
+        load_cli().parse(["--workdir", str(tmp_path), "--resume"])
+    assert "not alphazero's" not in str(caught.value)
+    assert (tmp_path / "config.json").read_text() == '{"game": {"name": "hex", '  # kept as it was

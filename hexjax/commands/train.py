@@ -164,8 +164,9 @@ def _stored_config(args, workdir, trainer: algorithms.Trainer):
     stored = pathlib.Path(workdir, "config.json")
     if not (args.resume and stored.is_file()):
         return None
+    saved = _run_file(stored, "it holds the run's config: restore it, or start a new run")
     try:
-        return config_io.from_dict(trainer.config_type, json.loads(stored.read_text()))
+        return config_io.from_dict(trainer.config_type, saved)
     except (ValueError, TypeError) as error:
         raise ValueError(
             f"{workdir} holds a run that is not {trainer.name}'s ({error}); resume it "
@@ -173,14 +174,12 @@ def _stored_config(args, workdir, trainer: algorithms.Trainer):
         ) from None
 
 
-def _run_file(path: pathlib.Path) -> dict:
-    """A JSON file a run keeps beside its checkpoints, or an error naming it."""
+def _run_file(path: pathlib.Path, hint: str = "delete it to resume with the defaults") -> dict:
+    """A JSON file a run keeps beside its checkpoints, or an error naming it and what to do."""
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError) as error:
-        raise ValueError(
-            f"{path} cannot be read ({error}); delete it to resume with the defaults"
-        ) from None
+        raise ValueError(f"{path} cannot be read ({error}); {hint}") from None
 
 
 def _stored_cpu_devices(workdir) -> int | None:
