@@ -32,6 +32,23 @@ def test_flags_reach_the_config():
     assert workdir == "runs/gomoku11" and options.iterations == 3 and options.minutes is None
 
 
+def test_othello_on_a_cpu_gets_the_network_and_openings_measured_for_it(tmp_path):
+    cli = load_cli()
+    othello, _, _ = cli.parse(["--game", "othello"])
+    assert othello.network.shape == (64, 2) and othello.opening_plies == 8
+    told, _, _ = cli.parse(
+        ["--game", "othello", "--network.channels", "32", "--opening_plies", "2"]
+    )
+    assert told.network.shape == (32, 2) and told.opening_plies == 2  # flags win
+    hex7, _, _ = cli.parse([])
+    assert hex7.network.shape == (32, 2) and hex7.opening_plies == 2
+    tiny, _, _ = cli.parse(["--game", "othello", "--preset", "tiny"])
+    assert tiny.network.shape == (8, 1) and tiny.opening_plies == 2
+    # A run started before (32 channels) resumes with --game othello: the defaults are not flags.
+    (tmp_path / "config.json").write_text(json.dumps(config_io.to_dict(told)))
+    cli.parse(["--game", "othello", "--workdir", str(tmp_path), "--resume"])
+
+
 def test_a_resumed_run_keeps_its_cadence_unless_given_again(tmp_path):
     cli = load_cli()
     _, _, fresh = cli.parse(["--workdir", str(tmp_path)])

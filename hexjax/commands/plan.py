@@ -19,7 +19,7 @@ from hexjax.alphazero.iteration import PRESETS, TrainConfig
 from hexjax.games import DEFAULT_SIZES, available_games, check_options
 from hexjax.games.gomoku import RULES
 from hexjax.play.agent import positive_int
-from hexjax.training import config_io
+from hexjax.training import algorithms, config_io
 
 
 def _size(count: int) -> str:
@@ -57,7 +57,7 @@ def parse(argv=None) -> tuple[argparse.Namespace, TrainConfig]:
     if args.swap:
         overrides["game.swap"] = True
     try:
-        config = config_io.replace(PRESETS[args.preset], overrides)
+        config = algorithms.ALPHAZERO.config(args.preset, overrides)
         config.game.make()
     except (ValueError, TypeError) as error:
         parser.error(str(error))

@@ -47,7 +47,12 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     config_type = trainer.config_type
     parser = argparse.ArgumentParser(description=description or DESCRIPTIONS[trainer.name])
     sizes = ", ".join(f"{size} for {name}" for name, size in DEFAULT_SIZES.items())
-    parser.add_argument("--game", choices=available_games(), help="default: hex")
+    per_game = "".join(
+        f"; {game} in the {preset} preset: "
+        + ", ".join(f"--{name} {value}" for name, value in changes.items())
+        for (preset, game), changes in trainer.game_defaults.items()
+    )
+    parser.add_argument("--game", choices=available_games(), help=f"default: hex{per_game}")
     parser.add_argument("--board", type=int, help=f"board size (default {sizes})")
     parser.add_argument("--rule", choices=RULES, help="gomoku rule")
     parser.add_argument("--swap", action="store_true", default=None, help="hex: the swap move")
@@ -123,7 +128,7 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     given = dict(overrides)  # before the defaults that --game brings
     if args.game and args.board is None:
         overrides["game.size"] = DEFAULT_SIZES[args.game]
-    config = config_io.replace(trainer.presets[args.preset or "cpu"], overrides)
+    config = trainer.config(args.preset or "cpu", overrides)
     workdir = args.workdir or f"runs/{config.game.name}{config.game.size}{suffix}"
     stored = _stored_config(args, workdir, trainer)
     _check_game_flags(parser, args, config if stored is None else stored)

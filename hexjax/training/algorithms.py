@@ -19,6 +19,7 @@ from hexjax.alphazero.search import SearchConfig
 from hexjax.base import MakeIteration, PlayerFactory
 from hexjax.baselines import common, dqn, ppo
 from hexjax.evaluation import players
+from hexjax.training import config_io
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,6 +33,14 @@ class Trainer:
     batch_sizes: Callable  # config -> the sizes a device count must divide
     progress: tuple[tuple[str, str], ...]  # (metric, label) pairs on the progress line
     searches: bool  # the agent plays with search (its strength depends on --simulations)
+    game_defaults: dict = dataclasses.field(default_factory=dict)  # (preset, game) -> overrides
+
+    def config(self, preset: str, overrides: dict):
+        """The `preset` config with `overrides` (dotted names) applied, on top of what the
+        preset changes for the game they name (`game_defaults`)."""
+        base = self.presets[preset]
+        game = overrides.get("game.name", base.game.name)
+        return config_io.replace(base, {**self.game_defaults.get((preset, game), {}), **overrides})
 
 
 def _alphazero_player(config: iteration.TrainConfig, game, search: SearchConfig | None):
@@ -62,6 +71,7 @@ ALPHAZERO = Trainer(
     batch_sizes=_sizes,
     progress=(("policy_loss", "loss p"), ("value_loss", "v"), ("game_length", "len")),
     searches=True,
+    game_defaults=iteration.GAME_DEFAULTS,
 )
 
 DQN = Trainer(
