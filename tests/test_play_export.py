@@ -2,6 +2,7 @@
 shipped model, on positions from real games, the same logits and values to 1e-5 and the same
 best legal move. Also the consumer JSON and the command's errors."""
 
+import importlib.util
 import json
 import pathlib
 import subprocess
@@ -13,13 +14,12 @@ import numpy as np
 import onnx
 import onnxruntime
 import pytest
-from support.export_positions import positions, positions_with_boards
 
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.iteration import TrainConfig
 from hexjax.alphazero.network import NetworkConfig
 from hexjax.commands import export_model
-from hexjax.games import GameConfig
+from hexjax.games import GameConfig, random_positions
 from hexjax.play import export, models
 
 MODELS = [m.name for m in models.shipped_models()]
@@ -44,7 +44,7 @@ class Shipped(NamedTuple):
 @pytest.fixture(scope="module", params=MODELS)
 def shipped(request) -> Shipped:
     info, params = models.load(request.param)
-    observations, masks, boards, players = positions_with_boards(info.config.game.make(), POSITIONS)
+    observations, masks, boards, players = random_positions(info.config.game.make(), POSITIONS)
     logits, values = export.forward(info.config, params)(observations)
     return Shipped(request.param, info.config, params, observations, masks,
                    np.asarray(logits), np.asarray(values), boards, players)  # fmt: skip
@@ -238,7 +238,7 @@ def test_command_writes_onnx_from_a_run(alphazero_run, tmp_path):
     argv = ["--format", "onnx", "--checkpoint", str(alphazero_run), "--name", "hex3"]
     assert export_model.main([*argv, "--directory", str(tmp_path)]) == 0
     agent = restore.load_agent(alphazero_run)
-    observations, masks = positions(agent.game, 32)
+    observations, masks, *_ = random_positions(agent.game, 32)
     logits, values = _onnx_session((tmp_path / "hex3.onnx").read_bytes()).run(
         None, {"observations": observations}
     )
@@ -304,3 +304,32 @@ def test_command_refuses_a_baseline_run(tmp_path, capsys, algorithm):
         assert export_model.main([*argv, "--directory", str(tmp_path / "out")]) == 2
         assert algorithm in capsys.readouterr().err.lower()
     assert not (tmp_path / "out").exists()
+
+
+def _parity_script():
+    path = pathlib.Path(__file__).resolve().parents[1] / "experiments" / "export_parity.py"
+    spec = importlib.util.spec_from_file_location("export_parity", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_parity_script_prints_the_docs_table(capsys):
+    """experiments/export_parity.py measures docs/export.md's table: one row per model, each
+    difference inside the tests' tolerance, the largest logit well above it."""
+    _parity_script().main(["--model", "hex7", "--positions", "32"])
+    lines = capsys.readouterr().out.splitlines()
+    header, row = lines[1].split("|")[2:-1], lines[3].split("|")[1:-1]
+    assert row[0].strip() == "hex7" and len(row) == len(header) + 1
+    *differences, largest = (float(cell) for cell in row[1:])
+    assert all(0 <= d < TOLERANCE * (1 + largest) for d in differences) and largest > 1
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--model", "chess"], "invalid choice: 'chess'"),
+    (["--positions", "0"], "--positions must be at least 1, got 0"),
+])  # fmt: skip
+def test_the_parity_script_refuses_bad_flags(argv, message, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        _parity_script().main(argv)
+    assert stopped.value.code == 2 and message in capsys.readouterr().err

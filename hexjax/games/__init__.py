@@ -20,7 +20,7 @@ from hexjax.games.registry import (
     check_options,
     make,
 )
-from hexjax.games.sampling import random_legal_action
+from hexjax.games.sampling import Positions, random_legal_action, random_positions
 
 __all__ = [
     "DEFAULT_SIZES",
@@ -32,6 +32,7 @@ __all__ = [
     "HexState",
     "Othello",
     "OthelloState",
+    "Positions",
     "State",
     "Symmetry",
     "applies_only",
@@ -39,4 +40,5 @@ __all__ = [
     "check_options",
     "make",
     "random_legal_action",
+    "random_positions",
 ]

@@ -1,11 +1,14 @@
-"""Action sampling helpers that work on any legal-action mask, batched or not."""
+"""Action sampling helpers that work on any legal-action mask, batched or not, and positions
+from random legal games (a host loop, for checks and measurements: not for the hot path)."""
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 
 def random_legal_action(key: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
@@ -31,3 +34,31 @@ def random_legal_action(key: jax.Array, legal_action_mask: jax.Array) -> jax.Arr
     row = jnp.take_along_axis(chunks, chunk[..., None, None], axis=-2)[..., 0, :]
     inside = jnp.argmax(jnp.cumsum(row, axis=-1) > (k - before)[..., None], axis=-1)
     return (chunk * width + inside).astype(jnp.int32)
+
+
+class Positions(NamedTuple):
+    observations: np.ndarray  # float32[P, ...]
+    masks: np.ndarray  # bool[P, A], legal actions
+    boards: np.ndarray  # int8[P, n, n]
+    players: np.ndarray  # int32[P], the side to move
+
+
+def random_positions(game, count: int, seed: int = 0, games: int = 16) -> Positions:
+    """`count` live positions of random legal games, `games` at a time, every position of each
+    game kept in order: openings, middle games and near-full boards."""
+    step = jax.jit(jax.vmap(game.step))
+    observe = jax.jit(jax.vmap(game.observe))
+    key = jax.random.key(seed)
+    found = {name: [] for name in Positions._fields}
+    while sum(len(o) for o in found["observations"]) < count:
+        key, init_key = jax.random.split(key)
+        state = jax.vmap(game.init)(jax.random.split(init_key, games))
+        while not bool(state.terminated.all()):
+            live = ~np.asarray(state.terminated)
+            found["observations"].append(np.asarray(observe(state))[live])
+            found["masks"].append(np.asarray(state.legal_action_mask)[live])
+            found["boards"].append(np.asarray(state.board)[live])
+            found["players"].append(np.asarray(state.current_player)[live])
+            key, move_key = jax.random.split(key)
+            state = step(state, random_legal_action(move_key, state.legal_action_mask))
+    return Positions(*(np.concatenate(found[name])[:count] for name in Positions._fields))
