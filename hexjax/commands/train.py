@@ -60,9 +60,13 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     if trainer.searches:
         parser.add_argument("--simulations", type=int, help="search simulations per move")
     parser.add_argument(
-        "--minutes", type=float, help=f"wall-clock budget (default {DEFAULT_MINUTES:g})"
+        "--minutes",
+        type=float,
+        help=f"wall-clock budget of this command, with --resume too (default {DEFAULT_MINUTES:g})",
     )
-    parser.add_argument("--iterations", type=int, help="iteration budget")
+    parser.add_argument(
+        "--iterations", type=int, help="iteration budget of this command (--resume: this many more)"
+    )
     suffix = "" if trainer is algorithms.ALPHAZERO else f"-{trainer.name}"
     parser.add_argument("--workdir", default=None, help=f"default: runs/<game><board>{suffix}")
     parser.add_argument("--resume", action="store_true", help="continue the run in --workdir")
