@@ -199,7 +199,7 @@ def test_the_example_picks_flax_s_move_without_jax(shipped, tmp_path):
 def test_description_states_the_layout(shipped):
     name, config, *_ = shipped
     game = config.game.make()
-    info = export.describe(config, name, "stablehlo")
+    info = export.describe(config, name)
     assert info["input"]["shape"] == ["batch", *game.observation_shape]
     assert len(info["input"]["planes"]) == game.observation_shape[-1]
     assert info["outputs"]["logits"]["shape"] == ["batch", game.num_actions]
@@ -215,8 +215,29 @@ def test_command_writes_the_file_and_json(tmp_path, capsys, fmt):
     suffix = export.SUFFIX[fmt]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hex7.json", f"hex7{suffix}"]
     info = json.loads((tmp_path / "hex7.json").read_text())
-    assert (info["file"], info["format"]) == (f"hex7{suffix}", fmt)
+    assert info["files"] == {fmt: f"hex7{suffix}"}
     assert f"wrote {fmt} export hex7" in capsys.readouterr().out
+
+
+def _export(tmp_path, *argv):
+    assert export_model.main([*argv, "--directory", str(tmp_path)]) == 0
+    return json.loads((tmp_path / "hex7.json").read_text())
+
+
+def test_both_formats_in_one_directory_share_one_json(tmp_path):
+    """NAME.json lists every format of the model in the directory; another model under the
+    same name (another interface) starts the list anew."""
+    _export(tmp_path, "--format", "onnx", "--model", "hex7")
+    both = _export(tmp_path, "--format", "stablehlo", "--model", "hex7")
+    assert both["files"] == {"onnx": "hex7.onnx", "stablehlo": "hex7.stablehlo"}
+    assert _export(tmp_path, "--format", "onnx", "--model", "hex7") == both
+    other = _export(tmp_path, "--format", "onnx", "--model", "hex9", "--name", "hex7")
+    assert other["files"] == {"onnx": "hex7.onnx"} and other["game"]["size"] == 9
+    _export(tmp_path, "--format", "stablehlo", "--model", "hex9", "--name", "hex7")
+    (tmp_path / "hex7.stablehlo").unlink()  # a file gone is no longer listed
+    assert _export(tmp_path, "--format", "onnx", "--model", "hex9", "--name", "hex7") == other
+    (tmp_path / "hex7.json").write_text("not json")  # a damaged JSON is written anew
+    assert _export(tmp_path, "--format", "onnx", "--model", "hex9", "--name", "hex7") == other
 
 
 @pytest.fixture(scope="module")

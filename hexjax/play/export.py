@@ -91,8 +91,9 @@ def to_onnx(config: TrainConfig, params) -> bytes:
     return model.SerializeToString()
 
 
-def describe(config: TrainConfig, name: str, fmt: str) -> dict:
-    """What a consumer of the exported file needs, as a JSON-ready dict."""
+def describe(config: TrainConfig, name: str) -> dict:
+    """What a consumer of the exported files needs, as a JSON-ready dict (`write` adds which
+    files it describes)."""
     game_config: GameConfig = config.game.canonical()
     game = game_config.make()
     n = game.size
@@ -100,8 +101,6 @@ def describe(config: TrainConfig, name: str, fmt: str) -> dict:
     assert len(planes) == game.observation_shape[-1]
     return {
         "name": name,
-        "format": fmt,
-        "file": f"{name}{SUFFIX[fmt]}",
         "game": {
             "name": game_config.name,
             "size": n,
@@ -187,5 +186,21 @@ def write(fmt: str, config: TrainConfig, params, name: str, directory) -> list[p
     model_path = directory / f"{name}{SUFFIX[fmt]}"
     model_path.write_bytes(data)
     info_path = directory / f"{name}.json"
-    info_path.write_text(json.dumps(describe(config, name, fmt), indent=2) + "\n")
+    info = describe(config, name)
+    info["files"] = {**_files_described(info_path, info), fmt: model_path.name}
+    info_path.write_text(json.dumps(info, indent=2) + "\n")
     return [model_path, info_path]
+
+
+def _files_described(info_path: pathlib.Path, info: dict) -> dict:
+    """The files an existing NAME.json lists, if it describes the same interface as `info`
+    (another format of the same model, exported before): they stay listed beside the new one."""
+    try:
+        old = json.loads(info_path.read_text())
+    except (OSError, ValueError):  # none yet, or not ours: written anew
+        return {}
+    if not isinstance(old, dict) or {k: v for k, v in old.items() if k != "files"} != info:
+        return {}
+    files = old.get("files") if isinstance(old.get("files"), dict) else {}
+    listed = {fmt: files[fmt] for fmt in FORMATS if isinstance(files.get(fmt), str)}
+    return {fmt: file for fmt, file in listed.items() if (info_path.parent / file).is_file()}
