@@ -18,6 +18,7 @@ BENCHMARKS = {
     "sgd_loop_bench.py",
     "engine_time.py",
     "export_bench.py",
+    "export_parity.py",
     "accelerator_check.py",
 }  # measurements, full scripts
 
