@@ -2,19 +2,21 @@
 parameters fit every size of their game, its cell logits depend only on the cells' surroundings,
 and an agent and a training run carry it from one size to another."""
 
+import functools
 import json
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from support.play_models import make_tiny_model
 
 import hexjax
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.iteration import PRESETS, TrainConfig
 from hexjax.commands import export_model, train
 from hexjax.games import GameConfig
-from hexjax.play import Agent
+from hexjax.play import Agent, models
 from hexjax.training import restore
 
 POOLED = network_lib.NetworkConfig("tiny", head="pooled")
@@ -85,6 +87,37 @@ def test_the_dense_head_stays_on_its_size():
 
 TINY = ["--preset", "tiny", "--game", "hex", "--iterations", "1", "--eval-every", "0",
         "--quiet"]  # fmt: skip
+
+
+def test_a_run_starts_from_a_shipped_model(tmp_path, capsys, monkeypatch):
+    directory = make_tiny_model(tmp_path / "models", "tiny4", "hex", 4)
+    record = json.loads((directory / "tiny4.json").read_text())
+    earlier = [{"run": "runs/h3", "game": "hex", "size": 3, "iterations": 9, "minutes": 1.0}]
+    record["trained"] = {"iterations": 40, "minutes": 3.0, "started_from": earlier}
+    (directory / "tiny4.json").write_text(json.dumps(record))
+    loader = functools.partial(models.trained_agent, directory=directory)
+    monkeypatch.setattr(train.models, "trained_agent", loader)
+    workdir = tmp_path / "tuned"
+    argv = [*TINY, "--board", "4", "--init-from", "model:tiny4", "--workdir", str(workdir)]
+    assert train.main(argv) == 0
+    assert json.loads((workdir / "config.json").read_text())["init_from"] == "model:tiny4"
+    _, shipped = models.load("tiny4", directory)
+    _, _, state, _ = restore.restore_trained(workdir)
+    assert int(state.updates) == 0  # no step yet: the start itself
+    same = jax.tree.map(lambda a, b: bool(jnp.array_equal(a, b)), shipped, state.params)
+    assert all(jax.tree.leaves(same))
+    chain = json.loads((workdir / restore.ORIGIN_FILE).read_text())
+    assert chain == [
+        {"run": "model:tiny4", "game": "hex", "size": 4, "iterations": 40, "minutes": 3.0},
+        *earlier,
+    ]
+    # A name that is not shipped: refused before anything is written, the models listed.
+    refused = tmp_path / "refused"
+    argv = [*TINY, "--board", "4", "--init-from", "model:tiny9", "--workdir", str(refused)]
+    assert train.main(argv) == 2
+    error = capsys.readouterr().err
+    assert "no model 'tiny9'" in error and "(models: tiny4)" in error
+    assert not (refused / "config.json").exists()
 
 
 def test_a_run_starts_from_another_sizes_network(tmp_path, capsys, monkeypatch):

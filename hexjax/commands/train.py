@@ -18,6 +18,7 @@ import sys
 from hexjax import sharding
 from hexjax.games import DEFAULT_SIZES, available_games, check_options
 from hexjax.games.gomoku import RULES
+from hexjax.play import models
 from hexjax.training import algorithms, config_io, loop
 from hexjax.training.checkpoint import CheckpointError
 
@@ -72,8 +73,9 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     parser.add_argument("--resume", action="store_true", help="continue the run in --workdir")
     if any(f.name == "init_from" for f in dataclasses.fields(config_type)):
         parser.add_argument("--init-from", dest="init_from", metavar="RUN",
-                            help="start from RUN's newest network (another board size needs "
-                            "--network.head pooled in both); a fresh optimizer")  # fmt: skip
+                            help="start from RUN's newest network, or a shipped model's "
+                            "(model:hex7; another board size needs --network.head pooled in "
+                            "both); a fresh optimizer")  # fmt: skip
     parser.add_argument(
         "--step",
         type=int,
@@ -127,7 +129,8 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
         "search.num_simulations": getattr(args, "simulations", None),
     }
     overrides.update({k: v for k, v in shortcuts.items() if v is not None})
-    if overrides.get("init_from"):  # recorded in config.json as the absolute path
+    origin = overrides.get("init_from")
+    if origin and not origin.startswith("model:"):  # a run: in config.json as its absolute path
         overrides["init_from"] = str(pathlib.Path(overrides["init_from"]).resolve())
     given = dict(overrides)  # before the defaults that --game brings
     if args.game and args.board is None:
@@ -238,7 +241,7 @@ def main(
     description = description or DESCRIPTIONS[trainer.name]
     try:
         config, workdir, options = parse(argv, trainer, description)
-        record = loop.run(config, workdir, options, trainer)
+        record = loop.run(config, workdir, options, trainer, models.trained_agent)
     except (ValueError, CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -114,6 +114,7 @@ def trained_agent(name: str, simulations: int | None = None, directory=MODELS_DI
     meta = {
         "iteration": trained.get("iterations", 0),
         "elapsed_seconds": 60 * trained.get("minutes", 0.0),
+        "started_from": trained.get("started_from", []),  # the runs its own run started from
     }
     return restore.TrainedAgent(
         algorithms.ALPHAZERO, info.config, params, meta, f"model {name}", simulations, **search

@@ -22,6 +22,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 import jax
 import numpy as np
@@ -189,9 +190,16 @@ def _format_seconds(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algorithms.ALPHAZERO):
+def run(
+    config,
+    workdir,
+    options: RunOptions,
+    trainer: algorithms.Trainer = algorithms.ALPHAZERO,
+    load_model: Callable[[str], restore.TrainedAgent] | None = None,
+):
     """Train `config` (a `trainer.config_type`) with `trainer`; returns the last record written
-    to metrics.jsonl."""
+    to metrics.jsonl. `load_model(name)` reads the shipped models that `init_from` may name
+    (`model:NAME`): they belong to the play layer above this one."""
     workdir = pathlib.Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     checkpoints = checkpoint_lib.Checkpointer(workdir / "checkpoints", options.keep_checkpoints)
@@ -220,7 +228,7 @@ def run(config, workdir, options: RunOptions, trainer: algorithms.Trainer = algo
     key, init_key, eval_key = jax.random.split(key, 3)
     state = jax.jit(init)(init_key)
     if getattr(config, "init_from", "") and not options.resume:
-        params, chain = restore.starting_params(config.init_from, state.params)
+        params, chain = restore.starting_params(config.init_from, state.params, load_model)
         state = state.replace(params=params)
         if primary:
             (workdir / restore.ORIGIN_FILE).write_text(json.dumps(chain, indent=2))

@@ -82,26 +82,36 @@ def restore_trained(workdir, step: int | None = None):
 ORIGIN_FILE = "origin.json"  # beside a run's checkpoints: the runs its network started from
 
 
-def starting_params(origin, params):
-    """The newest network of the AlphaZero run in `origin`, to start another run whose fresh
-    parameters are `params` (same structure and shapes required: a run on another board size
-    needs the size-free pooled head in both); ValueError naming the first mismatch.
+def starting_params(origin, params, load_model: Callable[[str], TrainedAgent] | None = None):
+    """The newest network of the AlphaZero run in `origin` (or, given `load_model(name)`, of the
+    shipped model `model:NAME`), to start another run whose fresh parameters are `params` (same
+    structure and shapes required: a run on another board size needs the size-free pooled head
+    in both); ValueError naming the first mismatch.
     -> (parameters, the origin's chain: this run's starting point first, then where it started,
     each {run, game, size, iterations, minutes}, for `ORIGIN_FILE`)."""
-    trainer, config, state, meta = restore_trained(origin)
+    origin = str(origin)
+    if origin.startswith("model:") and load_model is not None:
+        agent = load_model(origin.removeprefix("model:"))
+        trainer, config, trained, meta = agent.algorithm, agent.config, agent.params, agent.meta
+        earlier = list(meta.get("started_from", []))  # the model's own origins, as exported
+    else:
+        trainer, config, state, meta = restore_trained(origin)
+        trained, earlier = state.params, None  # read once the network fits
     if trainer is not algorithms.ALPHAZERO:
         raise ValueError(f"--init-from {origin}: a {trainer.name} run; only an AlphaZero run's "
                          "network can start another")  # fmt: skip
-    _check_fits(origin, state.params, params)
+    _check_fits(origin, trained, params)
+    if earlier is None:
+        earlier = origins(origin)
     start = {
-        "run": str(origin),
+        "run": origin,
         "game": config.game.name,
         "size": config.game.size,
         "iterations": int(meta["iteration"]),
         "minutes": round(float(meta.get("elapsed_seconds", 0.0)) / 60, 1),
     }
-    fresh = jax.tree.map(lambda f, trained: jnp.asarray(trained, f.dtype), params, state.params)
-    return fresh, [start, *origins(origin)]
+    fresh = jax.tree.map(lambda f, t: jnp.asarray(t, f.dtype), params, trained)
+    return fresh, [start, *earlier]
 
 
 def _check_fits(origin, theirs, ours) -> None:
