@@ -118,6 +118,8 @@ def test_a_run_starts_from_a_shipped_model(tmp_path, capsys, monkeypatch):
     error = capsys.readouterr().err
     assert "no model 'tiny9'" in error and "(models: tiny4)" in error
     assert not (refused / "config.json").exists()
+    with pytest.raises(ValueError, match="model:tiny4: a shipped model, and no model loader"):
+        restore.starting_params("model:tiny4", shipped)  # as loop.run called without one
 
 
 def test_a_run_starts_from_another_sizes_network(tmp_path, capsys, monkeypatch):

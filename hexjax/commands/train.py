@@ -131,7 +131,7 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     overrides.update({k: v for k, v in shortcuts.items() if v is not None})
     origin = overrides.get("init_from")
     if origin and not origin.startswith("model:"):  # a run: in config.json as its absolute path
-        overrides["init_from"] = str(pathlib.Path(overrides["init_from"]).resolve())
+        overrides["init_from"] = str(pathlib.Path(origin).resolve())
     given = dict(overrides)  # before the defaults that --game brings
     if args.game and args.board is None:
         overrides["game.size"] = DEFAULT_SIZES[args.game]

@@ -90,7 +90,10 @@ def starting_params(origin, params, load_model: Callable[[str], TrainedAgent] | 
     -> (parameters, the origin's chain: this run's starting point first, then where it started,
     each {run, game, size, iterations, minutes}, for `ORIGIN_FILE`)."""
     origin = str(origin)
-    if origin.startswith("model:") and load_model is not None:
+    if origin.startswith("model:"):
+        if load_model is None:  # not a run directory either: say what is missing
+            raise ValueError(f"--init-from {origin}: a shipped model, and no model loader was "
+                             "given (the train command passes one)")  # fmt: skip
         agent = load_model(origin.removeprefix("model:"))
         trainer, config, trained, meta = agent.algorithm, agent.config, agent.params, agent.meta
         earlier = list(meta.get("started_from", []))  # the model's own origins, as exported
