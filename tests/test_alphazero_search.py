@@ -3,12 +3,14 @@
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+import mctx
 import numpy as np
 import pytest
 from support.drawn_boards import drawn_game
 
 import hexjax
 from hexjax.alphazero import network as network_lib
+from hexjax.alphazero import search as search_lib
 from hexjax.alphazero.search import SearchConfig, considered_actions, make_search
 
 
@@ -95,6 +97,54 @@ def test_search_values_are_from_the_movers_view():
     assert (np.asarray(result.policy)[:, win] > 0.9).all()
     q = np.asarray(result.tree.summary().qvalues)  # the reward and value for Black
     assert np.allclose(q[:, win], 1.0) and (q[:, lose] < -0.5).all()
+
+
+def _depth_below_finished_games(tree) -> int:
+    """How many levels any tree of the batch grew below a finished game."""
+    parents = np.asarray(tree.parents)  # [B, N], -1 at the root and unused nodes
+    over = np.asarray(tree.embeddings.terminated)  # [B, N]
+    below = np.zeros(parents.shape, int)
+    games = np.arange(len(parents))
+    for node in range(1, parents.shape[1]):  # a node's parent was expanded before it
+        parent = np.maximum(parents[:, node], 0)
+        under = (parents[:, node] >= 0) & over[games, parent]
+        below[:, node] = np.where(under, below[games, parent] + 1, 0)
+    return int(below.max())
+
+
+def test_puct_spreads_its_visits_below_a_finished_game(monkeypatch):
+    """Black wins at once at a5. Each simulation down that move ends in a finished game, and
+    mctx still expands a node below it: PUCT's rule used to take the same action there each
+    time, growing one chain a node deeper a visit (walked twice a simulation: hundreds of steps
+    at high counts). It spreads those visits now, and the root's visits and values are those of
+    the chain, as everything below a finished game is worth 0."""
+    game = hexjax.make("hex", size=5)
+    state = game.from_moves("a1 e1 a2 e2 a3 e3 a4 e4")
+    states = jax.tree.map(lambda x: jnp.stack([x] * 4), state)
+    net = network_lib.make_network(network_lib.NetworkConfig(preset="tiny"), game.num_actions)
+    params = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
+    config = SearchConfig(policy="puct", num_simulations=200).deterministic()
+    result = make_search(game, net, config)(params, jax.random.key(1), states)
+    win = game.string_to_action("a5")
+    assert (np.asarray(result.tree.summary().qvalues)[:, win] == 1.0).all()
+    assert _depth_below_finished_games(result.tree) <= 2  # 25 children a level
+
+    # The chain, as before: in a finished game always action 0, and no depth bound.
+    spread = search_lib._puct_selection
+
+    def chain(rng_key, tree, node_index, depth, **rates):
+        finished = ~tree.embeddings.legal_action_mask[node_index].any()
+        return jnp.where(finished, 0, spread(rng_key, tree, node_index, depth, **rates))
+
+    unbounded = mctx.search
+    monkeypatch.setattr(search_lib, "_puct_selection", chain)
+    monkeypatch.setattr(mctx, "search", lambda *a, max_depth, **k: unbounded(*a, **k))
+    before = make_search(game, net, config)(params, jax.random.key(1), states)
+    assert _depth_below_finished_games(before.tree) > 20
+    now, then = result.tree.summary(), before.tree.summary()
+    np.testing.assert_array_equal(now.visit_counts, then.visit_counts)
+    np.testing.assert_allclose(now.qvalues, then.qvalues, atol=1e-6)
+    np.testing.assert_allclose(now.value, then.value, atol=1e-6)
 
 
 @pytest.mark.parametrize("discount", [1.0, 0.9])

@@ -15,7 +15,15 @@ the game and evaluates the network on the child:
   rule refuses them (mctx's `invalid_actions` covers only the root). Gumbel's interior rule
   already never picks a zero-prior action while a legal one exists; PUCT's does (a legal child
   with a vanishing prior and a poor value can lose to an illegal one on the tie-break noise), so
-  the PUCT selection here masks with the node's own legal mask, read from its embedding.
+  the PUCT selection here masks with the node's own legal mask, read from its embedding;
+- a finished game has no legal move, yet a simulation that reaches it must still expand a child
+  below it (mctx has no terminal nodes). PUCT's rule would send every such visit down one chain
+  of empty positions, one node deeper each time, and a search walks its whole depth twice a
+  simulation: a won line found early then costs hundreds of steps a simulation. There the rule
+  takes the least visited child instead, so the visits spread and the chain stays a few nodes
+  deep (Gumbel's interior rule spreads them already). Values and visits are the same either way,
+  as everything below a finished game is worth 0; `max_depth` (the game's longest) bounds the
+  walk whatever the rule.
 """
 
 from __future__ import annotations
@@ -171,7 +179,8 @@ def _recurrent_fn(
 
 
 def _puct_selection(rng_key, tree, node_index, depth, *, pb_c_init, pb_c_base):
-    """mctx's PUCT rule, with every node's illegal actions masked (from its embedding)."""
+    """mctx's PUCT rule, with every node's illegal actions masked (from its embedding); in a
+    finished game (no legal action) the least visited child, so that visits spread."""
     del depth
     visit_counts = tree.children_visits[node_index]
     node_visit = tree.node_visits[node_index]
@@ -182,7 +191,8 @@ def _puct_selection(rng_key, tree, node_index, depth, *, pb_c_init, pb_c_base):
     noise = 1e-7 * jax.random.uniform(rng_key, (tree.num_actions,))
     legal = tree.embeddings.legal_action_mask[node_index]
     score = jnp.where(legal, value_score + policy_score + noise, -jnp.inf)
-    return jnp.argmax(score).astype(jnp.int32)
+    action = jnp.where(legal.any(), jnp.argmax(score), jnp.argmin(visit_counts))
+    return action.astype(jnp.int32)
 
 
 def make_search(game: Game, net, config: SearchConfig, on_simulation=None):
@@ -208,10 +218,13 @@ def make_search(game: Game, net, config: SearchConfig, on_simulation=None):
                 invalid_actions=invalid,
                 max_num_considered_actions=config.max_considered_actions,
                 gumbel_scale=config.gumbel_scale,
+                max_depth=game.max_plies,
             )
             action, policy, tree = out.action, out.action_weights, out.search_tree
         else:
-            action, policy, tree = _puct(config, params, key, root, recurrent_fn, ply)
+            action, policy, tree = _puct(
+                config, params, key, root, recurrent_fn, ply, game.max_plies
+            )
         return SearchResult(
             action=action.astype(jnp.int32),
             policy=policy,
@@ -222,7 +235,7 @@ def make_search(game: Game, net, config: SearchConfig, on_simulation=None):
     return search
 
 
-def _puct(config: SearchConfig, params, key, root, recurrent_fn, ply):
+def _puct(config: SearchConfig, params, key, root, recurrent_fn, ply, max_depth):
     noise_key, search_key, action_key = jax.random.split(key, 3)
     legal = root.embedding.legal_action_mask
     probs = jax.nn.softmax(root.prior_logits)
@@ -240,6 +253,7 @@ def _puct(config: SearchConfig, params, key, root, recurrent_fn, ply):
         root_action_selection_fn=functools.partial(selection, depth=0),
         interior_action_selection_fn=selection,
         num_simulations=config.num_simulations,
+        max_depth=max_depth,
         invalid_actions=~legal,
     )
     visits = tree.summary().visit_counts.astype(jnp.float32)  # [B, A]
