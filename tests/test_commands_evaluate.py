@@ -242,7 +242,8 @@ def test_solved_openings_of_the_shipped_hex7_and_a_model_elsewhere(tmp_path, cap
     assert record["model"] == "hex7" and record["checkpoint"] is None
     for result in record["solved_openings"].values():  # the network's and the search's value
         assert result["openings"] == 49 and result["winning"] == 27
-        assert result["correct"] + len(result["wrong"]) == 49
+        assert result["correct"] + len(result["wrong"]) == 49 and len(result["values"]) == 49
+    assert printed.count("the second player's value after each first move") == 2
     assert (tmp_path / "plots" / "first_move.png").exists()  # beside --out, not in a run
 
 

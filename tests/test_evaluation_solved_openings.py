@@ -9,9 +9,12 @@ from hexjax.evaluation import solved_openings
 TABLE = solved_openings.FIRST_PLAYER_WINS
 
 
+def _action(name: str) -> int:
+    return hexjax.make("hex", size=7).string_to_action(name)
+
+
 def _cell(name: str) -> tuple[int, int]:
-    action = hexjax.make("hex", size=7).string_to_action(name)
-    return divmod(action, 7)
+    return divmod(_action(name), 7)
 
 
 def test_the_table_agrees_with_hayward_et_al():
@@ -32,11 +35,16 @@ def test_the_table_has_the_half_turn_symmetry_and_a_winning_centre():
 def test_a_value_is_right_where_its_sign_names_the_winner():
     first_wins = TABLE.reshape(-1)
     perfect = np.where(first_wins, -0.9, 0.9)  # the second player's view after the move
-    assert solved_openings.score(perfect)["correct"] == 49
+    right = solved_openings.score(perfect)
+    assert right["correct"] == 49 and right["values"] == list(perfect)
+    means = (right["mean_where_first_wins"], right["mean_where_first_loses"])
+    assert means == pytest.approx((-0.9, 0.9))
     pessimist = np.full(49, -0.5)  # "the second player always loses"
     result = solved_openings.score(pessimist)
     assert result["correct"] == result["winning"] == int(first_wins.sum())
     assert len(result["wrong"]) == 49 - result["winning"]
+    means = (result["mean_where_first_wins"], result["mean_where_first_loses"])
+    assert means == pytest.approx((-0.5, -0.5))
     with pytest.raises(ValueError, match="expected 49"):
         solved_openings.score(np.zeros(25))
 
@@ -46,3 +54,13 @@ def test_only_plain_hex_7x7_has_a_table():
     assert not solved_openings.applies(hexjax.make("hex", size=7, swap=True))
     assert not solved_openings.applies(hexjax.make("hex", size=5))
     assert not solved_openings.applies(hexjax.make("gomoku", size=9))
+
+
+def test_the_board_puts_each_value_on_its_cell_and_marks_the_wrong_ones():
+    values = np.zeros(49)
+    values[_action("b1")], values[_action("a2")] = 0.25, -0.5
+    lines = solved_openings.board(values, [_action("a2")])
+    assert lines[0].split() == list("abcdefg")
+    assert lines[1].split()[:3] == ["1", "+0.00", "+0.25"]  # row 1: a1, b1
+    assert lines[2].split()[:2] == ["2", "-0.50!"]  # a2, wrong
+    assert "!" not in lines[1] and len(lines) == 8

@@ -575,6 +575,9 @@ def _solved_openings(args, latest: TrainedAgent) -> dict:
             f"{name:<34} {result['openings']:>8} {result['correct']:>8} "
             f"{result['correct_winning']:>4}/{result['winning']:<3}  {wrong}"
         )
+    for name, result in results.items():
+        print(f"\n{name}: the second player's value after each first move (! its sign is wrong)")
+        print("\n".join(solved_openings.board(result["values"], result["wrong"])))
     return {**_settings(args, game), "solved_openings": results}
 
 

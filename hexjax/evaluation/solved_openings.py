@@ -54,10 +54,27 @@ def score(values_after) -> dict:
     first_wins = FIRST_PLAYER_WINS.reshape(-1)
     right = (values < 0) == first_wins
     return {
+        "values": [round(float(v), 4) for v in values],
         "openings": int(right.size),
         "correct": int(right.sum()),
         "accuracy": float(right.mean()),
         "correct_winning": int((right & first_wins).sum()),  # of the first player's wins
         "winning": int(first_wins.sum()),
         "wrong": [int(a) for a in np.flatnonzero(~right)],
+        # The second player's mean value where the first player wins (right: below 0) and
+        # where it loses (right: above 0).
+        "mean_where_first_wins": float(values[first_wins].mean()),
+        "mean_where_first_loses": float(values[~first_wins].mean()),
     }
+
+
+def board(values, wrong) -> list[str]:
+    """`values` float[49] as the 7x7 board they belong to, one line a row, each value marked
+    with ! where its sign is wrong (`wrong`: the actions)."""
+    marks = ["!" if action in set(wrong) else " " for action in range(SIZE * SIZE)]
+    # Action a is the cell of column a % SIZE and row a // SIZE, as in the table above.
+    lines = ["    " + "".join(f"{chr(ord('a') + c):>4}   " for c in range(SIZE))]
+    for row in range(SIZE):
+        cells = range(row * SIZE, (row + 1) * SIZE)
+        lines.append(f"{row + 1:>3} " + "".join(f"{values[a]:+6.2f}{marks[a]}" for a in cells))
+    return lines
