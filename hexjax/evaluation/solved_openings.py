@@ -71,7 +71,8 @@ def score(values_after) -> dict:
 def board(values, wrong) -> list[str]:
     """`values` float[49] as the 7x7 board they belong to, one line a row, each value marked
     with ! where its sign is wrong (`wrong`: the actions)."""
-    marks = ["!" if action in set(wrong) else " " for action in range(SIZE * SIZE)]
+    wrong = set(wrong)
+    marks = ["!" if action in wrong else " " for action in range(SIZE * SIZE)]
     # Action a is the cell of column a % SIZE and row a // SIZE, as in the table above.
     lines = ["    " + "".join(f"{chr(ord('a') + c):>4}   " for c in range(SIZE))]
     for row in range(SIZE):
