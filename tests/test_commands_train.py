@@ -10,7 +10,7 @@ import time
 import pytest
 
 from hexjax.commands import train as train_command
-from hexjax.training import config_io, loop, restore
+from hexjax.training import algorithms, config_io, loop, restore
 
 SCRIPT = pathlib.Path(__file__).parents[1] / "experiments" / "train.py"
 
@@ -30,6 +30,25 @@ def test_flags_reach_the_config():
     assert config.optimizer.learning_rate == 3e-4 and config.selfplay_games == 64
     assert config.network.compute_dtype == "bfloat16"
     assert workdir == "runs/gomoku11" and options.iterations == 3 and options.minutes is None
+
+
+def test_an_iteration_budget_sizes_the_learning_rate_schedule(tmp_path):
+    cli = load_cli()
+    counted, _, _ = cli.parse(["--game", "gomoku", "--board", "9", "--iterations", "1158"])
+    assert counted.optimizer.decay_steps == 9264  # 1158 iterations of 8 optimizer steps
+    tiny, _, _ = cli.parse(["--preset", "tiny", "--iterations", "10"])
+    assert tiny.optimizer.decay_steps == 20  # the tiny preset takes 2 steps an iteration
+    told, _, _ = cli.parse(["--iterations", "1158", "--optimizer.decay_steps", "12000"])
+    assert told.optimizer.decay_steps == 12000  # the flag wins
+    for argv in (["--minutes", "20"], [], ["--minutes", "20", "--iterations", "1158"]):
+        timed, _, _ = cli.parse(argv)  # a clock budget (or either budget) cannot be sized
+        assert timed.optimizer.decay_steps == 12000
+    ppo, _, _ = cli.parse(["--iterations", "50"], trainer=algorithms.PPO)
+    assert ppo.optimizer.decay_steps == 12000  # PPO counts epochs, not steps per iteration
+    # A resumed run keeps its own schedule ("this many more" is not the run's budget), and the
+    # sizing is no flag that a resumed run would refuse as a change to its config.
+    (tmp_path / "config.json").write_text(json.dumps(config_io.to_dict(counted)))
+    cli.parse(["--game", "gomoku", "--workdir", str(tmp_path), "--resume", "--iterations", "5"])
 
 
 def test_othello_on_a_cpu_gets_the_network_and_openings_measured_for_it(tmp_path):

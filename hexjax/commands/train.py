@@ -66,7 +66,10 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
         help=f"wall-clock budget of this command, with --resume too (default {DEFAULT_MINUTES:g})",
     )
     parser.add_argument(
-        "--iterations", type=int, help="iteration budget of this command (--resume: this many more)"
+        "--iterations",
+        type=int,
+        help="iteration budget of this command (--resume: this many more); a new run's learning "
+        "rate then decays over exactly this budget unless --optimizer.decay_steps is given",
     )
     suffix = "" if trainer is algorithms.ALPHAZERO else f"-{trainer.name}"
     parser.add_argument("--workdir", default=None, help=f"default: runs/<game><board>{suffix}")
@@ -136,6 +139,8 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     if args.game and args.board is None:
         overrides["game.size"] = DEFAULT_SIZES[args.game]
     config = trainer.config(args.preset or "cpu", overrides)
+    if args.iterations is not None and args.minutes is None and not args.resume:
+        config = _schedule_over(config, args.iterations, given)
     workdir = args.workdir or f"runs/{config.game.name}{config.game.size}{suffix}"
     stored = _stored_config(args, workdir, trainer)
     _check_game_flags(parser, args, config if stored is None else stored)
@@ -169,6 +174,17 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
         requested = args.cpu_devices or (_stored_cpu_devices(workdir) if args.resume else None)
         sharding.use_cpu_cores(trainer.batch_sizes(sized), requested)
     return config, workdir, options
+
+
+def _schedule_over(config, iterations: int, given: dict):
+    """`config` with its learning-rate schedule decaying over `iterations` iterations (their
+    optimizer steps), so that a run budgeted by count ends at the schedule's low rate (measured
+    in docs/training.md); unchanged where --optimizer.decay_steps was given or the trainer does
+    not count optimizer steps per iteration (PPO)."""
+    steps = getattr(getattr(config, "optimizer", None), "steps_per_iteration", 0)
+    if "optimizer.decay_steps" in given or steps < 1:
+        return config
+    return config_io.replace(config, {"optimizer.decay_steps": max(iterations * steps, 1)})
 
 
 def _stored_config(args, workdir, trainer: algorithms.Trainer):
