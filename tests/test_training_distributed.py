@@ -36,7 +36,10 @@ def _environ(**variables) -> dict:
 
 
 SUPPORT = ROOT / "tests" / "support" / "distributed_train.py"
-RUN = ["--preset", "tiny", "--board", "3", "--eval-every", "0", "--checkpoint-every", "1"]
+# One schedule for both runs: 2 + 1 resumed iterations and 3 straight would otherwise decay
+# over different budgets (an iteration budget sizes a new run's schedule).
+RUN = ["--preset", "tiny", "--board", "3", "--eval-every", "0", "--checkpoint-every", "1",
+       "--optimizer.decay_steps", "100"]  # fmt: skip
 RESUME = ["--resume", "--iterations", "1", "--eval-every", "0", "--checkpoint-every", "1"]
 
 
