@@ -181,10 +181,10 @@ def _schedule_over(config, iterations: int, given: dict):
     optimizer steps), so that a run budgeted by count ends at the schedule's low rate (measured
     in docs/training.md); unchanged where --optimizer.decay_steps was given or the trainer does
     not count optimizer steps per iteration (PPO)."""
-    steps = getattr(getattr(config, "optimizer", None), "steps_per_iteration", 0)
+    steps = config.optimizer.steps_per_iteration
     if "optimizer.decay_steps" in given or steps < 1:
         return config
-    return config_io.replace(config, {"optimizer.decay_steps": max(iterations * steps, 1)})
+    return config_io.replace(config, {"optimizer.decay_steps": iterations * steps})
 
 
 def _stored_config(args, workdir, trainer: algorithms.Trainer):
