@@ -16,6 +16,8 @@ from hexjax.commands import train as train_command
 from hexjax.evaluation import arena, puzzles
 from hexjax.training import restore
 
+FAKE_GTP = f"{sys.executable} {pathlib.Path(__file__).parent / 'support' / 'fake_gtp_engine.py'}"
+
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
@@ -81,11 +83,64 @@ def test_one_step_writes_its_record_and_shows_progress_while_it_plays(tiny_run, 
         (["--solved-openings", "--games", "4"], "--games applies to arena games, not to --solved"),
         (["--search", "puct", "--considered-actions", "4"], "not to --search puct"),
         (["--considered-actions", "0"], "--considered-actions must be at least 1"),
+        (["--opponent", "gtp:no-such-engine"], "engine program not found: 'no-such-engine'"),
+        (["--opponent", f"gomocup:{sys.executable}"], "gomocup engines play gomoku, not hex"),
+        (["--opponent", f"gtp:{FAKE_GTP}", "--elo"], "engines (gtp:, gomocup:) play matches"),
+        (["--opponent", f"gtp:{FAKE_GTP}", "--opponent", f"gtp:{FAKE_GTP}"], "named twice"),
+        (
+            ["--opponent", f"gtp:{FAKE_GTP} --die-at-start"],
+            "fake_gtp_engine.py --die-at-start did not start: died: the engine exited with code 3",
+        ),
+        (
+            ["--opponent", f"gtp:{FAKE_GTP}", "--opponent-setup", "param_mohex max_games 9"],
+            "'param_mohex max_games 9' refused: unknown command param_mohex",
+        ),  # fmt: skip
+        (["--opponent-timeout", "0"], "--opponent-timeout must be positive"),
     ],
 )
 def test_bad_input_gets_a_message_and_exit_code_2(tiny_run, argv, message, capsys):
     assert evaluate_command.main(["--checkpoint", str(tiny_run), *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_engine_setup_lines_follow_the_engine_they_set_up(tiny_run, capsys):
+    argv = ["--checkpoint", str(tiny_run), "--opponent-setup", "name", "--opponent", "random"]
+    with pytest.raises(SystemExit) as exit_info:
+        evaluate_command.main(argv)
+    assert exit_info.value.code == 2
+    assert "must follow the --opponent gtp:COMMAND" in capsys.readouterr().err
+
+
+def test_engine_matches_are_refereed_recorded_and_reported(tiny_run, tmp_path, capsys):
+    """Two GTP engines by one command, told apart by their setup; the second plays an occupied
+    cell at its first move: that game is its loss, reported, and in the SGF."""
+    out = tmp_path / "engines.json"
+    argv = ["--checkpoint", str(tiny_run), "--games", "4", "--simulations", "2",
+            "--opponent", f"gtp:{FAKE_GTP}", "--opponent-setup", "name",
+            "--opponent", f"gtp:{FAKE_GTP} --illegal-at 1", "--opening-plies", "1",
+            "--records", "--sgf", str(tmp_path / "sgf"), "--out", str(out)]  # fmt: skip
+    assert evaluate_command.main(argv) == 0
+    printed = capsys.readouterr().out
+    plain, illegal = f"gtp:{FAKE_GTP} [name]", f"gtp:{FAKE_GTP} --illegal-at 1"
+    results = json.loads(out.read_text())["results"]
+    assert set(results) == {plain, illegal}
+    assert results[plain]["games"] == 4 and results[plain]["engine"]["engine_failures"] == []
+    assert results[plain]["engine"]["verdicts_asked"] == 4
+    failures = results[illegal]["engine"]["engine_failures"]
+    assert [f["ended"] for f in failures] == ["illegal move"]
+    assert "already occupied" in failures[0]["detail"] and "already occupied" in printed
+    assert "ended: " in printed and "seconds a move: agent" in printed
+    from hexjax.evaluation.sgf import read_sgf
+
+    texts = sorted((tmp_path / "sgf").glob("*.sgf"))
+    assert len(texts) == 8
+    forfeits = [t for t in texts if "+F]" in t.read_text()]
+    assert len(forfeits) == 1 and read_sgf(forfeits[0].read_text()).actions
+    records = sorted((tiny_run / "records").glob("gtp*.txt"))
+    assert len(records) == 2 and all(len(r.read_text().splitlines()) == 4 for r in records)
+    # Every opening (one random ply here) is played once with each colour.
+    lines = records[0].read_text().splitlines()
+    assert [line.split()[0] for line in lines[:2]] == [line.split()[0] for line in lines[2:]]
 
 
 def test_a_directory_without_checkpoints(tmp_path, capsys):

@@ -4,7 +4,12 @@
 Opponents by spec: `random`, `greedy`, `mcts:N` (UCT with random playouts, N simulations per move),
 `checkpoint:PATH[@STEP]` (another run's agent, as it plays), `model:NAME` (a shipped model);
 either with `:N` searches N simulations its own default way, whatever the agent's search flags
-(`--model hex7 --simulations 1024 --opponent model:hex7:64`: what more search buys). An
+(`--model hex7 --simulations 1024 --opponent model:hex7:64`: what more search buys). External
+engines: `gtp:"COMMAND ARGS"` (Hex: MoHex, another hexjax-gtp) and `gomocup:"COMMAND ARGS"`
+(Gomoku, renju: Rapfi, another hexjax-gomocup), each set up by the `--opponent-setup LINE`s that
+follow it (GTP commands, or Gomocup INFO lines: `param_mohex max_games 1000`, `INFO max_node
+10000`); hexjax referees their games (an illegal move, a foul, a crash or a timeout loses the
+game and is reported; docs/engines.md). An
 AlphaZero agent searches
 `--simulations` per move deterministically (Gumbel without noise, its considered actions growing
 with the count unless `--considered-actions N`; `--search puct` for PUCT); a DQN or PPO run's agent
@@ -42,6 +47,8 @@ from hexjax.base import Entrant
 from hexjax.evaluation import (
     arena,
     elo,
+    engine_match,
+    engines,
     hex_solver,
     players,
     plots,
@@ -93,6 +100,28 @@ def _parse(argv):
         "--all-steps", action="store_true", help="every kept checkpoint, and the curve"
     )
     parser.add_argument("--opponent", action="append", help="repeatable; default: random")
+    parser.add_argument(
+        "--opponent-setup",
+        action=_SetupAction,
+        metavar="LINE",
+        help="a line sent to the engine of the --opponent before it (repeatable): a GTP "
+        "command, or a Gomocup INFO line",
+    )
+    parser.add_argument(
+        "--opponent-timeout",
+        type=float,
+        default=engines.DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help="an engine that takes longer over a move loses the game "
+        f"(default {engines.DEFAULT_TIMEOUT_S:.0f})",
+    )
+    parser.add_argument(
+        "--engine-jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="engine processes playing at once, a share of the games each (default 1)",
+    )
     parser.add_argument("--games", type=int, help=f"a match (default {DEFAULT_GAMES})")
     parser.add_argument(
         "--simulations", type=int, help=f"the agent's search (default {PLAY_SIMULATIONS})"
@@ -157,6 +186,9 @@ def _parse(argv):
         raise ValueError(f"--games must be even and at least 2, got {args.games}")
     if args.cpu_devices is not None and args.cpu_devices < 1:
         raise ValueError(f"--cpu-devices must be at least 1, got {args.cpu_devices}")
+    if args.opponent_timeout <= 0 or args.engine_jobs < 1:
+        raise ValueError("--opponent-timeout must be positive and --engine-jobs at least 1")
+    args.opponent_setup = args.opponent_setup or {}
     modes = (args.all_steps, args.elo, args.solver_accuracy, args.puzzles, args.solved_openings)
     if sum(modes) > 1:
         raise ValueError(
@@ -182,6 +214,25 @@ def _parse(argv):
     return args
 
 
+class _SetupAction(argparse.Action):
+    """--opponent-setup LINE: a line for the engine named by the last --opponent."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        opponents = namespace.opponent or []
+        if not opponents or not engines.is_engine(opponents[-1]):
+            parser.error(
+                f"{option_string} {value!r} must follow the --opponent gtp:COMMAND or "
+                "gomocup:COMMAND it sets up"
+            )
+        setups = dict(namespace.opponent_setup or {})
+        setups[len(opponents) - 1] = [*setups.get(len(opponents) - 1, []), value]
+        namespace.opponent_setup = setups
+
+
+def _engine_label(spec: str, setup: list[str]) -> str:
+    return spec + (f" [{'; '.join(setup)}]" if setup else "")
+
+
 def _check_mode_flags(args) -> None:
     """Refuse flags the chosen evaluation would ignore."""
     fixed = "--puzzles" if args.puzzles else "--solved-openings" if args.solved_openings else None
@@ -199,6 +250,28 @@ def _check_mode_flags(args) -> None:
 
 def _searches(spec: str) -> bool:
     return spec.startswith(("checkpoint:", "model:"))
+
+
+def _opponents(specs, game, args) -> dict:
+    """Every opponent by its label: an Entrant, or for an engine the function that starts
+    one (with its setup lines)."""
+    opponents = {}
+    for index, spec in enumerate(specs):
+        if engines.is_engine(spec):
+            setup = args.opponent_setup.get(index, [])
+            label = _engine_label(spec, setup)
+            engines.check_spec(spec, game)  # ValueError now, not after the agent's compile
+
+            def start(spec=spec, setup=setup):
+                return engines.engine_opponent(spec, game, setup, args.opponent_timeout)
+
+            opponent = start
+        else:
+            label, opponent = spec, _opponent(spec, game, args)
+        if label in opponents:
+            raise ValueError(f"the opponent {label!r} is named twice")
+        opponents[label] = opponent
+    return opponents
 
 
 def _opponent(spec: str, game, args) -> Entrant:
@@ -247,6 +320,26 @@ def _print_row(label: str, summary: dict) -> None:
     )
     if summary.get("colours_differ"):
         print(f"  {colour_headline(summary)}")
+    if "engine" in summary:
+        print(f"  {engine_line(summary['engine'])}")
+        for failure in summary["engine"]["engine_failures"]:
+            print(f"  game {failure['game']}: {failure['ended']}: {failure['detail']}")
+
+
+def engine_line(engine: dict) -> str:
+    """How an engine match's games ended, the engine's verdicts, seconds a move."""
+    endings = ", ".join(f"{kind} {count}" for kind, count in sorted(engine["endings"].items()))
+    differ = engine["verdicts_differ"]
+    verdicts = (
+        f"the engine's verdict asked {engine['verdicts_asked']}, differs in "
+        f"{len(differ)}{' (games ' + ', '.join(map(str, differ)) + ')' if differ else ''}"
+        if engine["verdicts_asked"]
+        else "no verdict asked"
+    )
+    return (
+        f"ended: {endings}; {verdicts}; seconds a move: agent {engine['agent_seconds_per_move']}, "
+        f"engine {engine['engine_seconds_per_move']}; {engine['plies']} plies a game"
+    )
 
 
 def colour_headline(summary: dict) -> str:
@@ -276,12 +369,18 @@ def main(argv=None) -> int:
         latest = _load(args, steps[-1])
         game = latest.game
         specs = args.opponent or ["random"]
-        opponents = {spec: _opponent(spec, game, args) for spec in specs}
+        opponents = _opponents(specs, game, args)
         openings = _openings(args, game)
         positions = [game.from_moves(moves) for moves in args.position]
         _check_game_flags(args, latest, specs)
         if args.puzzles and any(_searches(spec) for spec in specs):
             raise ValueError("--puzzles takes baseline opponents only (random, greedy, mcts:N)")
+        engine_given = any(engines.is_engine(spec) for spec in specs)
+        if engine_given and (args.elo or args.solver_accuracy or args.puzzles):
+            raise ValueError(
+                "engines (gtp:, gomocup:) play matches; --elo, --solver-accuracy and --puzzles "
+                "take hexjax's own opponents"
+            )
     except (ValueError, CheckpointError, models.ModelError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -305,7 +404,7 @@ def main(argv=None) -> int:
             record = _solved_openings(args, latest)
         else:
             record = _matches(args, latest, steps, opponents, openings, mesh)
-    except CheckpointError as error:
+    except (CheckpointError, engines.EngineFailure) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     plots.agent_heatmaps(
@@ -359,7 +458,9 @@ def _matches(args, latest: TrainedAgent, steps, opponents, openings, mesh) -> di
     """The agent (each kept checkpoint with --all-steps) against every opponent."""
     game = latest.game
     matches = {
-        spec: arena.arena_in_chunks(
+        spec: _engine_match(args, game, opponent, openings)
+        if engines.is_engine(spec)
+        else arena.arena_in_chunks(
             game,
             latest.make_player,
             opponent.make_player,
@@ -387,10 +488,16 @@ def _matches(args, latest: TrainedAgent, steps, opponents, openings, mesh) -> di
                 seconds = time.monotonic() - start
                 progress.update(f"{label}: {finished}/{total} games over, {seconds:.0f} s")
 
-            games = play(agent.params, opponents[spec].params, match_key, report)
+            if engines.is_engine(spec):
+                games = play(agent, match_key, report)
+                engine_games, games = games, _as_arena_games(games, game)
+            else:
+                games = play(agent.params, opponents[spec].params, match_key, report)
             progress.close(clear=True)
             summary = arena.summarize(np.asarray(games.scores))
             summary["seconds"] = round(time.monotonic() - start, 1)
+            if engines.is_engine(spec):
+                summary["engine"] = engine_match.summary(engine_games)
             results[spec] = summary
             _print_row(label, summary)
             if args.records:
@@ -402,12 +509,53 @@ def _matches(args, latest: TrainedAgent, steps, opponents, openings, mesh) -> di
                 stem = f"{_file_name(spec)}" + (f"@{step}" if args.all_steps else "")
                 who = args.checkpoint or agent.source
                 name = f"{who} ({agent.label})" + (f" step {step}" if step else "")
-                sgf.write_arena_games(game, games.moves, args.sgf, stem, name, spec)
+                if engines.is_engine(spec):
+                    engine_match.write_sgf(game, engine_games, args.sgf, stem, name, spec)
+                else:
+                    sgf.write_arena_games(game, games.moves, args.sgf, stem, name, spec)
         evaluations.append({"step": step, "minutes": round(agent.minutes, 2), "results": results})
     if args.all_steps:
         plots.score_curve(evaluations, args.workdir / "plots" / "curve.png")
         return {**_settings(args, game), "evaluations": evaluations}
     return {**_settings(args, game), **evaluations[0]}
+
+
+def _engine_match(args, game, start_engine, openings):
+    """A function (agent, key, report) -> [EngineGame] playing the agent against an engine,
+    on the --openings or on random ones (the same for every checkpoint with --all-steps)."""
+    starts = ((),) if openings is None else np.asarray(openings).tolist()
+    rows = engine_match.random_openings(game, args.games // 2, args.opening_plies, args.seed,
+                                        starts)  # fmt: skip
+
+    def play(agent: TrainedAgent, key, report):
+        move = _one_position(agent)
+        move(game.from_moves(rows[0]), key)  # compiled before any move is timed
+        return engine_match.play_engine_match(
+            game, lambda state: move(state, key), start_engine, rows, args.games,
+            jobs=args.engine_jobs, report=report,
+        )  # fmt: skip
+
+    return play
+
+
+def _one_position(agent: TrainedAgent):
+    """(state, key) -> the agent's action in one position, compiled once."""
+    player = agent.make_player(agent.params)
+
+    @jax.jit
+    def choose(state, key):
+        batch = jax.tree.map(lambda x: x[None], state)
+        return player(jax.random.fold_in(key, state.step_count), batch)[0]
+
+    return lambda state, key: int(choose(state, key))
+
+
+def _as_arena_games(games, game) -> arena.ArenaGames:
+    """The arena's form of an engine match's games: scores, and moves padded with -1."""
+    moves = np.full((len(games), game.max_plies), -1, np.int32)
+    for row, played in zip(moves, games, strict=True):
+        row[: len(played.actions)] = played.actions
+    return arena.ArenaGames(np.asarray([g.score for g in games], np.float32), moves)
 
 
 def _elo(args, latest: TrainedAgent, steps, opponents, openings, mesh) -> dict:

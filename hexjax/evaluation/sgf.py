@@ -47,9 +47,12 @@ class SgfRecord(NamedTuple):
     white: str | None  # PW
 
 
-def write_sgf(game: Game, actions, black: str | None = None, white: str | None = None) -> str:
+def write_sgf(game: Game, actions, black: str | None = None, white: str | None = None,
+              result: str | None = None, comment: str | None = None) -> str:  # fmt: skip
     """The SGF text of a game of `game` with these moves (action indices, or move strings),
-    ending in a newline. ValueError for a game SGF cannot hold, or an illegal move."""
+    ending in a newline. ValueError for a game SGF cannot hold, or an illegal move. `result`
+    (e.g. "W+R", "B+F") is RE for a game that ended off the board (a resignation, a forfeit),
+    and `comment` the root's C."""
     check_writable(game)
     actions = game.parse_moves(list(actions))
     state = game.from_moves(actions)  # checks every move, and gives the result
@@ -60,8 +63,12 @@ def write_sgf(game: Game, actions, black: str | None = None, white: str | None =
     for key, name in (("PB", black), ("PW", white)):
         if name:
             root.append(f"{key}[{_escape(name)}]")
-    if bool(state.terminated):
+    if result is not None:
+        root.append(f"RE[{_escape(result)}]")
+    elif bool(state.terminated):
         root.append(f"RE[{ {0: 'B+', 1: 'W+'}.get(int(state.winner), '0') }]")
+    if comment:
+        root.append(f"C[{_escape(comment)}]")
     moves = [f";{_COLOURS[ply % 2]}[{_point(game, a)}]" for ply, a in enumerate(actions)]
     return "(;" + "".join(root) + "".join(moves) + ")\n"
 

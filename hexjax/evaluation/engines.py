@@ -1,0 +1,365 @@
+"""External engines as opponents: a GTP engine for Hex (MoHex, KataHex, another hexjax) and a
+Gomocup brain for Gomoku and renju (Rapfi, Embryo, another hexjax), each a process over pipes.
+
+`engine_opponent(spec, game, setup)` makes one from `gtp:COMMAND` or `gomocup:COMMAND`. An
+opponent plays games one at a time: `new_game(actions)` sets the position (an opening),
+`tell(action)` passes on the other side's move, `ask()` returns the engine's move as an action
+(or RESIGN), `verdict()` the winner by the engine's own judgement where its protocol has one.
+
+Every move comes back in hexjax's notation, and legality is not checked here: the referee is
+the match (`hexjax.evaluation.engine_match`), which plays with its own rules. What goes wrong
+with the process raises EngineFailure naming it: the engine died, did not answer within the
+timeout, answered something that is not a move, or refused a move or a setup command. After a
+failure the process is killed; the next `new_game` starts a fresh one.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import queue
+import shlex
+import shutil
+import subprocess
+import threading
+import time
+
+from hexjax.games import Game
+
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "KINDS",
+    "RESIGN",
+    "EngineFailure",
+    "EngineOpponent",
+    "GomocupOpponent",
+    "GtpOpponent",
+    "check_spec",
+    "engine_opponent",
+    "is_engine",
+]
+
+KINDS = {"gtp": "hex", "gomocup": "gomoku"}  # protocol -> the game it plays
+RESIGN = -1  # `ask`'s answer when the engine resigns
+DEFAULT_TIMEOUT_S = 120.0  # the longest a move (or START, boardsize) may take
+_START_TIMEOUT_S = 60.0  # the first answer of a new process (loading, compiling)
+_STDERR_LINES = 20  # kept for error messages
+
+
+class EngineFailure(Exception):
+    """The engine failed: `kind` is 'died', 'timeout', 'bad answer' or 'refused'."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def is_engine(spec: str) -> bool:
+    return spec.partition(":")[0] in KINDS
+
+
+def check_spec(spec: str, game: Game) -> list[str]:
+    """The engine's command line (argv) from `gtp:COMMAND` / `gomocup:COMMAND`; ValueError
+    naming the problem: an empty or unparsable command, a program not found, a protocol for
+    another game."""
+    kind, _, command = spec.partition(":")
+    if kind not in KINDS:
+        raise ValueError(f"{spec!r} is not an engine: use gtp:COMMAND or gomocup:COMMAND")
+    if KINDS[kind] != game.name:
+        raise ValueError(f"{kind} engines play {KINDS[kind]}, not {game.name}: {spec!r}")
+    try:
+        argv = shlex.split(command)
+    except ValueError as error:
+        raise ValueError(f"cannot read the engine command {command!r}: {error}") from None
+    if not argv:
+        raise ValueError(f'{spec!r} names no command: e.g. {kind}:"path/to/engine --flag"')
+    if shutil.which(argv[0]) is None:
+        raise ValueError(f"engine program not found: {argv[0]!r} (from {spec!r})")
+    return argv
+
+
+def engine_opponent(spec: str, game: Game, setup=(), timeout_s: float = DEFAULT_TIMEOUT_S):
+    """The opponent an engine spec names, not yet started (`new_game` starts it). `setup`:
+    lines sent after each start (GTP commands, or Gomocup INFO lines)."""
+    argv = check_spec(spec, game)
+    cls = GtpOpponent if spec.startswith("gtp:") else GomocupOpponent
+    return cls(argv, game, list(setup), timeout_s)
+
+
+class _Process:
+    """An engine process: lines written to its stdin, lines read from its stdout with a
+    timeout (a reader thread queues them), the tail of its stderr kept for messages."""
+
+    def __init__(self, argv: list[str]):
+        self.argv = argv
+        try:
+            self.popen = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                bufsize=1,
+                start_new_session=True,  # Ctrl-C in the terminal stops us, not it mid-answer
+            )
+        except OSError as error:
+            raise EngineFailure("died", f"cannot start {shlex.join(argv)}: {error}") from None
+        self.lines: queue.Queue = queue.Queue()
+        self.stderr: collections.deque = collections.deque(maxlen=_STDERR_LINES)
+        self.pumps = [
+            threading.Thread(target=self._pump, args=(stream, put, closing), daemon=True)
+            for stream, put, closing in ((self.popen.stdout, self.lines.put, True),
+                                         (self.popen.stderr, self.stderr.append, False))
+        ]  # fmt: skip
+        for pump in self.pumps:
+            pump.start()
+
+    @staticmethod
+    def _pump(stream, put, closing: bool) -> None:
+        """Copy lines from `stream` until it closes; then, with `closing`, put None: the
+        process is gone."""
+        try:
+            for line in iter(stream.readline, ""):
+                put(line.rstrip("\r\n"))
+        except (OSError, ValueError):  # closed under us by `close`
+            pass
+        if closing:
+            put(None)
+
+    def send(self, line: str) -> None:
+        try:
+            self.popen.stdin.write(line + "\n")
+            self.popen.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise EngineFailure("died", self._gone(f"while sending {line!r}")) from None
+
+    def read(self, deadline: float, waiting_for: str) -> str:
+        """The next line of stdout, before `deadline` (time.monotonic)."""
+        try:
+            line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise EngineFailure("timeout", f"no answer to {waiting_for!r} in time") from None
+        if line is None:
+            raise EngineFailure("died", self._gone(f"while answering {waiting_for!r}"))
+        return line
+
+    def _gone(self, when: str) -> str:
+        try:
+            code = self.popen.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.pumps[1].join(timeout=1.0)  # its last words on stderr
+        said = " | ".join(line for line in self.stderr if line.strip())[-400:]
+        status = "closed its output" if code is None else f"exited with code {code}"
+        return f"the engine {status} {when}" + (f"; its last words: {said}" if said else "")
+
+    def close(self, goodbye: str | None) -> None:
+        """Say goodbye, give it a moment, then kill it."""
+        if self.popen.poll() is None and goodbye is not None:
+            try:
+                self.send(goodbye)
+                self.popen.wait(timeout=2.0)
+            except (EngineFailure, subprocess.TimeoutExpired):
+                pass
+        if self.popen.poll() is None:
+            try:
+                os.killpg(self.popen.pid, 9)
+            except OSError:
+                self.popen.kill()
+            self.popen.wait()
+        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+class EngineOpponent:
+    """What both protocols share: the process's life, the position it has been told."""
+
+    goodbye: str | None = None  # the command that ends a session
+
+    def __init__(self, argv: list[str], game: Game, setup: list[str], timeout_s: float):
+        self.argv, self.game, self.setup, self.timeout_s = argv, game, setup, timeout_s
+        self.process: _Process | None = None
+        self.starts = 0  # processes started, restarts included
+        self.name = os.path.basename(argv[0])
+
+    def new_game(self, actions=()) -> None:
+        """A new game from the position after `actions` (the opening)."""
+        if self.process is None:
+            self.process = _Process(self.argv)
+            self.starts += 1
+            try:
+                self._start()
+            except EngineFailure as error:
+                self.failed(error)
+                self.close()
+                raise
+        self._reset(list(actions))
+
+    def close(self) -> None:
+        if self.process is not None:
+            process, self.process = self.process, None
+            process.close(self.goodbye)
+
+    def failed(self, error: EngineFailure) -> None:
+        """After an EngineFailure: a process that died or hangs is killed (the next game
+        starts a fresh one); one that answered wrongly is reset by the next game."""
+        if error.kind in ("died", "timeout") and self.process is not None:
+            process, self.process = self.process, None
+            process.close(goodbye=None)
+
+    def verdict(self) -> int | None:
+        """The winner (0 Black, 1 White) by the engine's own judgement, or None."""
+        return None
+
+    def _deadline(self, first: bool = False) -> float:
+        return time.monotonic() + (max(self.timeout_s, _START_TIMEOUT_S) if first
+                                   else self.timeout_s)  # fmt: skip
+
+    def _start(self) -> None: ...
+
+    def _reset(self, actions: list[int]) -> None: ...
+
+    def tell(self, action: int) -> None: ...
+
+    def ask(self) -> int: ...
+
+
+class GtpOpponent(EngineOpponent):
+    """Hex over GTP. Cells are HexGui's (hexjax's notation): column letter, row from 1 at the
+    top; Black joins top and bottom and moves first. The verdict is `final_score` where the
+    engine knows it."""
+
+    goodbye = "quit"
+
+    def _start(self) -> None:
+        self._command("name", self._deadline(first=True))
+        self.has_final_score = self._command("known_command final_score") == "true"
+        for line in self.setup:
+            self._command(line)
+        self._command(f"boardsize {self.game.size}")
+
+    def _reset(self, actions: list[int]) -> None:
+        self._command("clear_board")
+        self.to_play = 0
+        for action in actions:
+            self.tell(action)
+
+    def tell(self, action: int) -> None:
+        self._command(f"play {'bw'[self.to_play]} {self._cell(action)}")
+        self.to_play ^= 1
+
+    def ask(self) -> int:
+        answer = self._command(f"genmove {'bw'[self.to_play]}")
+        if answer.lower() == "resign":
+            return RESIGN
+        try:
+            action = self.game.parse_move(answer.lower())
+        except ValueError as error:
+            raise EngineFailure("bad answer", f"genmove answered {answer!r}: {error}") from None
+        self.to_play ^= 1
+        return action
+
+    def verdict(self) -> int | None:
+        if not self.has_final_score:
+            return None
+        answer = self._command("final_score").upper()
+        return {"B": 0, "W": 1}.get(answer[:1]) if answer[1:2] == "+" else None
+
+    def _cell(self, action: int) -> str:
+        return (
+            "swap-pieces" if action == self.game.num_cells else self.game.action_to_string(action)
+        )
+
+    def _command(self, command: str, deadline: float | None = None) -> str:
+        """The answer to one GTP command ('= result'); EngineFailure 'refused' on '? message'."""
+        self.process.send(command)
+        deadline = deadline or self._deadline()
+        lines = []
+        while True:
+            line = self.process.read(deadline, command)
+            if not lines and not line.strip():
+                continue  # blank lines before an answer
+            if line.strip() == "" and lines:
+                break
+            lines.append(line)
+        status, _, first = lines[0].partition(" ")
+        text = "\n".join([first, *lines[1:]]).strip()
+        if status.startswith("?"):
+            raise EngineFailure("refused", f"{command!r} refused: {text or '(no message)'}")
+        if not status.startswith("="):
+            raise EngineFailure("bad answer", f"{command!r} answered {lines[0]!r}, not GTP")
+        return text
+
+
+class GomocupOpponent(EngineOpponent):
+    """Gomoku and renju over the Gomocup protocol. Points are "x,y" from 0, x the column and y
+    the row from the top. The engine first hears a game's position when it is to move (BEGIN,
+    or BOARD with every stone so far), then each reply by TURN. The protocol has no verdict."""
+
+    goodbye = "END"
+    _RULES = {"freestyle": 0, "standard": 1, "renju": 4}
+
+    def _start(self) -> None:
+        self._expect_ok(f"START {self.game.size}", self._deadline(first=True))
+        self.process.send(f"INFO rule {self._RULES[self.game.rule]}")
+        for line in self.setup:
+            self.process.send(line)
+        self.fresh = True
+
+    def _reset(self, actions: list[int]) -> None:
+        if not self.fresh:
+            self._expect_ok("RESTART", self._deadline())
+        self.fresh = False
+        self.moves = list(actions)
+        self.heard = False  # the engine has not been told this game's position yet
+
+    def tell(self, action: int) -> None:
+        self.moves.append(action)
+
+    def ask(self) -> int:
+        if not self.heard:
+            if self.moves:
+                mover = len(self.moves) % 2
+                # Field 1 marks the brain's own stones, 2 the opponent's, in the order played.
+                stones = [f"{self._point(a)},{1 if i % 2 == mover else 2}"
+                          for i, a in enumerate(self.moves)]  # fmt: skip
+                command = "BOARD\n" + "\n".join(stones) + "\nDONE"
+            else:
+                command = "BEGIN"
+        else:
+            command = f"TURN {self._point(self.moves[-1])}"
+        self.process.send(command)
+        self.heard = True
+        answer = self._answer(command.split()[0], self._deadline())
+        try:
+            x, y = (int(part) for part in answer.split(","))
+        except ValueError:
+            raise EngineFailure("bad answer", f"{command.split()[0]} answered {answer!r}") from None
+        n = self.game.size
+        if not (0 <= x < n and 0 <= y < n):
+            raise EngineFailure("bad answer", f"{answer!r} is off the {n}x{n} board")
+        self.moves.append(y * n + x)
+        return y * n + x
+
+    def _point(self, action: int) -> str:
+        y, x = divmod(action, self.game.size)
+        return f"{x},{y}"
+
+    def _expect_ok(self, command: str, deadline: float) -> None:
+        self.process.send(command)
+        answer = self._answer(command.split()[0], deadline)
+        if answer.upper() != "OK":
+            raise EngineFailure("refused", f"{command!r} answered {answer!r}, not OK")
+
+    def _answer(self, command: str, deadline: float) -> str:
+        """The first line that is not a MESSAGE, DEBUG or blank line."""
+        while True:
+            line = self.process.read(deadline, command).strip()
+            word = line.split(maxsplit=1)[0].upper() if line else ""
+            if word in ("", "MESSAGE", "DEBUG"):
+                continue
+            if word in ("ERROR", "UNKNOWN"):
+                raise EngineFailure("refused", f"{command} answered {line!r}")
+            return line

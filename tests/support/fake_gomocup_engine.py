@@ -1,0 +1,91 @@
+"""A small Gomoku brain over the Gomocup protocol, for the arena's tests: real protocol over
+pipes, written apart from hexjax, with ways to misbehave.
+
+    python tests/support/fake_gomocup_engine.py [--moves "x,y x,y ..."] [--illegal-at N]
+        [--crash-at N] [--slow-at N] [--garbage-at N] [--log FILE]
+
+It plays its scripted --moves while they are empty, then the first empty point in reading
+order ("0,0", "1,0", ...). N counts this process's moves from 1: at the N-th it plays an
+occupied point, exits, sleeps a minute or answers nonsense. Every answer comes after a MESSAGE
+line, as real brains chatter. --log appends every command it reads to FILE.
+"""
+
+import argparse
+import sys
+import time
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--moves", default="")
+    for flag in ("illegal", "crash", "slow", "garbage"):
+        parser.add_argument(f"--{flag}-at", type=int, default=0)
+    parser.add_argument("--log")
+    args = parser.parse_args()
+    script = [tuple(map(int, m.split(","))) for m in args.moves.split()]
+    n, stones, moves = 15, {}, 0
+
+    def say(text):
+        print("MESSAGE thinking hard", flush=True)
+        print(text, flush=True)
+
+    def reply():
+        nonlocal moves
+        moves += 1
+        if moves == args.crash_at:
+            return sys.exit(1)
+        if moves == args.slow_at:
+            time.sleep(60)
+        if moves == args.garbage_at:
+            return say("I pass")
+        if moves == args.illegal_at and stones:
+            return say("{},{}".format(*next(iter(stones))))
+        free = [p for p in script if p not in stones]
+        free += [(x, y) for y in range(n) for x in range(n) if (x, y) not in stones]
+        stones[free[0]] = 1
+        say("{},{}".format(*free[0]))
+
+    lines = iter(sys.stdin.readline, "")
+    for line in lines:
+        if args.log:
+            with open(args.log, "a") as log:
+                log.write(line)
+        words = line.strip().split(maxsplit=1)
+        if not words:
+            continue
+        command, rest = words[0].upper(), words[1] if len(words) > 1 else ""
+        if command == "START":
+            n, stones = int(rest), {}
+            say("OK")
+        elif command == "RESTART":
+            stones = {}
+            say("OK")
+        elif command == "INFO":
+            continue
+        elif command == "BEGIN":
+            reply()
+        elif command == "TURN":
+            stones[tuple(map(int, rest.split(",")))] = 2
+            reply()
+        elif command == "BOARD":
+            stones = {}
+            for row in lines:
+                if args.log:
+                    with open(args.log, "a") as log:
+                        log.write(row)
+                if row.strip().upper() == "DONE":
+                    break
+                x, y, field = map(int, row.strip().split(","))
+                stones[(x, y)] = field
+            reply()
+        elif command == "END":
+            return 0
+        elif command == "ABOUT":
+            say('name="fake"')
+        else:
+            say(f"UNKNOWN {command}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
