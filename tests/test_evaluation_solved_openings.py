@@ -64,3 +64,26 @@ def test_the_board_puts_each_value_on_its_cell_and_marks_the_wrong_ones():
     assert lines[1].split()[:3] == ["1", "+0.00", "+0.25"]  # row 1: a1, b1
     assert lines[2].split()[:2] == ["2", "-0.50!"]  # a2, wrong
     assert "!" not in lines[1] and len(lines) == 8
+
+
+def test_won_positions_lost_by_each_side_from_every_first_move_with_both_colours():
+    # The agent is Black in the first 49 games (after first move a), White in the last 49.
+    moves = np.concatenate([np.arange(49), np.arange(49)])
+    agent_black = np.arange(98) < 49
+    wins = solved_openings.FIRST_PLAYER_WINS.reshape(-1)
+    # Both sides perfect: every game goes to the side the solution says.
+    perfect = np.concatenate([wins, ~wins]).astype(float)
+    kept = solved_openings.won_positions_lost(moves, agent_black, perfect)
+    assert kept["agent"] == kept["opponent"] == {
+        "won_positions": 49, "lost": 0, "lost_as_black": [], "lost_as_white": []
+    }  # fmt: skip
+    # The agent loses as Black after g1 (a first-player win, action 6) and as White after a1
+    # (a second-player win, action 0); it wins as White after a7 (action 42, a first-player win).
+    scores = perfect.copy()
+    scores[6], scores[49 + 0], scores[49 + 42] = 0.0, 0.0, 1.0
+    kept = solved_openings.won_positions_lost(moves, agent_black, scores)
+    assert kept["agent"]["lost"] == 2
+    assert kept["agent"]["lost_as_black"] == [6] and kept["agent"]["lost_as_white"] == [0]
+    assert kept["opponent"] == {
+        "won_positions": 49, "lost": 1, "lost_as_black": [42], "lost_as_white": []
+    }  # fmt: skip

@@ -310,7 +310,7 @@ def _check_game_flags(args, agent: TrainedAgent, specs) -> None:
         )
 
 
-def _print_row(label: str, summary: dict) -> None:
+def _print_row(label: str, summary: dict, game=None) -> None:
     print(
         f"{label:<34} {summary['games']:>5} {summary['wins']:>4} {summary['draws']:>4} "
         f"{summary['losses']:>4} {100 * summary['score']:>6.1f}%  "
@@ -320,10 +320,36 @@ def _print_row(label: str, summary: dict) -> None:
     )
     if summary.get("colours_differ"):
         print(f"  {colour_headline(summary)}")
+    if "solved_first_moves" in summary:
+        print(f"  {solved_line(summary['solved_first_moves'], game)}")
     if "engine" in summary:
         print(f"  {engine_line(summary['engine'])}")
         for failure in summary["engine"]["engine_failures"]:
             print(f"  game {failure['game']}: {failure['ended']}: {failure['detail']}")
+
+
+def _from_solved_first_moves(args, game) -> bool:
+    """Games from the solved Hex 7x7 first moves, each played with both colours."""
+    every_move = args.openings == FIRST_MOVES and args.opening_plies == 0
+    return every_move and solved_openings.applies(game) and args.games % (2 * game.num_cells) == 0
+
+
+def solved_line(kept: dict, game) -> str:
+    """Of the positions each side held as a win (by the solved first moves), those it lost."""
+
+    def lost(side):
+        parts = [
+            f"as {colour.capitalize()}: {' '.join(map(game.action_to_string, cells))}"
+            for colour in ("black", "white")
+            if (cells := side[f"lost_as_{colour}"])
+        ]
+        listed = f" ({'; '.join(parts)})" if parts else ""
+        return f"{side['lost']} of its {side['won_positions']} won positions{listed}"
+
+    return (
+        f"from the solved first moves: the agent lost {lost(kept['agent'])}; the opponent "
+        f"lost {lost(kept['opponent'])}"
+    )
 
 
 def engine_line(engine: dict) -> str:
@@ -498,8 +524,14 @@ def _matches(args, latest: TrainedAgent, steps, opponents, openings, mesh) -> di
             summary["seconds"] = round(time.monotonic() - start, 1)
             if engines.is_engine(spec):
                 summary["engine"] = engine_match.summary(engine_games)
+            if _from_solved_first_moves(args, game):
+                summary["solved_first_moves"] = solved_openings.won_positions_lost(
+                    np.asarray(games.moves)[:, 0],
+                    np.arange(args.games) < args.games // 2,
+                    np.asarray(games.scores),
+                )
             results[spec] = summary
-            _print_row(label, summary)
+            _print_row(label, summary, game)
             if args.records:
                 name = f"{_file_name(spec)}" + (f"@{step}" if args.all_steps else "")
                 records = args.workdir / "records" / f"{name}.txt"

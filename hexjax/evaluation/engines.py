@@ -182,7 +182,9 @@ class EngineOpponent:
         self.argv, self.game, self.setup, self.timeout_s = argv, game, setup, timeout_s
         self.process: _Process | None = None
         self.starts = 0  # processes started, restarts included
-        self.name = os.path.basename(argv[0])
+        # For messages: the program, or the script an interpreter runs.
+        programs = [os.path.basename(a) for a in argv if not a.startswith("-")]
+        self.name = next((p for p in programs if not p.startswith("python")), programs[0])
 
     def new_game(self, actions=()) -> None:
         """A new game from the position after `actions` (the opening)."""

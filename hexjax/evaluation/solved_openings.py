@@ -79,3 +79,28 @@ def board(values, wrong) -> list[str]:
         cells = range(row * SIZE, (row + 1) * SIZE)
         lines.append(f"{row + 1:>3} " + "".join(f"{values[a]:+6.2f}{marks[a]}" for a in cells))
     return lines
+
+
+def won_positions_lost(first_moves, agent_black, scores) -> dict:
+    """Games from the solved first moves (int[G] first moves, bool[G] whether the agent was
+    Black, float[G] its scores): of the positions that were wins for the agent's side, how
+    many it lost, and the same for its opponent. Played with both colours, every first move
+    is a won position for one player in each of its two games."""
+    first_moves = np.asarray(first_moves, np.int64).reshape(-1)
+    agent_black = np.asarray(agent_black, bool).reshape(-1)
+    scores = np.asarray(scores, np.float64).reshape(-1)
+    first_wins = FIRST_PLAYER_WINS.reshape(-1)[first_moves]
+    agent_side_wins = first_wins == agent_black  # the agent holds the won side
+    result = {}
+    for who, won, kept, black in (
+        ("agent", agent_side_wins, scores == 1.0, agent_black),
+        ("opponent", ~agent_side_wins, scores == 0.0, ~agent_black),
+    ):
+        lost = won & ~kept
+        result[who] = {
+            "won_positions": int(won.sum()),
+            "lost": int(lost.sum()),
+            "lost_as_black": sorted(int(a) for a in first_moves[lost & black]),
+            "lost_as_white": sorted(int(a) for a in first_moves[lost & ~black]),
+        }
+    return result
