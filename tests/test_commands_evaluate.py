@@ -96,6 +96,8 @@ def test_one_step_writes_its_record_and_shows_progress_while_it_plays(tiny_run, 
             "'param_mohex max_games 9' refused: unknown command param_mohex",
         ),  # fmt: skip
         (["--opponent-timeout", "0"], "--opponent-timeout must be positive"),
+        (["--openings", "first-moves:x"], "expected first-moves:K, K a number"),
+        (["--openings", "first-moves:17"], "17 first moves asked, 16 exist"),
     ],
 )
 def test_bad_input_gets_a_message_and_exit_code_2(tiny_run, argv, message, capsys):

@@ -182,3 +182,13 @@ def test_random_openings_extend_the_given_ones_and_leave_the_game_running():
     assert [r[0] for r in rows] == [0, 15, 0, 15, 0] and {len(r) for r in rows} == {3}
     assert rows == engine_match.random_openings(game, 5, 2, seed=0, starts=[[0], [15]])
     assert not any(bool(game.from_moves(r).terminated) for r in rows)
+
+
+def test_a_spread_of_first_moves_covers_every_row_of_the_board():
+    game = hexjax.make("hex", size=11)
+    moves = arena.first_move_openings(game, 20)[:, 0]
+    assert len(set(moves.tolist())) == 20 and moves[0] == 0 and moves[-1] == 120
+    assert {int(a) // 11 for a in moves} == set(range(11))  # every row
+    assert (arena.first_move_openings(game, 121) == arena.first_move_openings(game)).all()
+    with pytest.raises(ValueError, match="122 first moves asked, 121 exist"):
+        arena.first_move_openings(game, 122)

@@ -15,7 +15,8 @@ AlphaZero agent searches
 with the count unless `--considered-actions N`; `--search puct` for PUCT); a DQN or PPO run's agent
 (train_dqn.py, train_ppo.py) plays its network's best legal action, without search. Games alternate
 colours, and each opening (`--opening-plies` random plies, the lines of an `--openings` file, or
-`--openings first-moves`: every legal first move) is played once with each colour. Prints a
+`--openings first-moves`: every legal first move, `first-moves:K`: K of them spread over the
+board) is played once with each colour. Prints a
 table and writes JSON (default: <checkpoint>/evaluation.json); `--records` keeps every game's moves
 (<checkpoint>/records/<opponent>.txt, loadable with `game.from_moves`), `--sgf DIR` each game as
 an SGF file (DIR/<opponent>-N.sgf; Hex and Gomoku). `--all-steps` evaluates
@@ -144,7 +145,8 @@ def _parse(argv):
     )
     parser.add_argument(
         "--openings",
-        help="a file of openings, one move list a line, or `first-moves`: every legal first move",
+        help="a file of openings, one move list a line, `first-moves`: every legal first move, "
+        "or `first-moves:K`: K of them spread over the board",
     )
     parser.add_argument("--records", action="store_true", help="keep every game's moves")
     parser.add_argument("--sgf", metavar="DIR", help="write every game as SGF (Hex, Gomoku)")
@@ -454,6 +456,11 @@ def _openings(args, game):
         return None
     if args.openings == FIRST_MOVES:
         openings = arena.first_move_openings(game)
+    elif args.openings.startswith(FIRST_MOVES + ":"):
+        count = args.openings.partition(":")[2]
+        if not count.isdigit():
+            raise ValueError(f"--openings {args.openings}: expected first-moves:K, K a number")
+        openings = arena.first_move_openings(game, int(count))
     else:
         openings = arena.load_openings(game, args.openings)
     if (args.games // 2) % len(openings):

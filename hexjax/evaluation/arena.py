@@ -319,11 +319,18 @@ def load_openings(game: Game, path) -> np.ndarray:
     return np.asarray(rows, np.int32)
 
 
-def first_move_openings(game: Game) -> np.ndarray:
+def first_move_openings(game: Game, count: int | None = None) -> np.ndarray:
     """int32[M, 1]: every legal first move, one opening each. Played with both colours, this is
     a common test set in computer Hex: no opening is drawn twice or left out by chance, and a first
-    move that gives one side a won game gives it to each player once."""
-    return np.asarray(game.legal_actions(game.new_state()), np.int32)[:, None]
+    move that gives one side a won game gives it to each player once. With `count`, that many
+    of them spread evenly in reading order (every row of the board gets its share), for
+    boards whose every first move makes too long a match."""
+    moves = np.asarray(game.legal_actions(game.new_state()), np.int32)
+    if count is not None:
+        if not 1 <= count <= len(moves):
+            raise ValueError(f"{count} first moves asked, {len(moves)} exist")
+        moves = moves[np.linspace(0, len(moves) - 1, count).round().astype(int)]
+    return moves[:, None]
 
 
 def write_records(game: Game, moves, path) -> None:
