@@ -217,7 +217,7 @@ def _one_game(game, agent_move, opponent: EngineOpponent, opening, agent_black) 
 
 def summary(games: list[EngineGame]) -> dict:
     """What the arena's summary does not say: how the games ended, the engine's failures and
-    verdicts, and the median seconds a move of each side."""
+    verdicts, and the mean seconds a move of each side."""
     endings: dict[str, int] = {}
     for g in games:
         endings[g.ended] = endings.get(g.ended, 0) + 1
@@ -232,8 +232,9 @@ def summary(games: list[EngineGame]) -> dict:
         ],
         "verdicts_asked": sum(g.verdict is not None for g in games),
         "verdicts_differ": [i + 1 for i, g in enumerate(games) if g.verdict_differs],
-        "agent_seconds_per_move": round(statistics.median(agent), 3) if agent else None,
-        "engine_seconds_per_move": round(statistics.median(engine), 3) if engine else None,
+        # Means: a search's time goes mostly into a few moves (MoHex's early ones, say).
+        "agent_seconds_per_move": round(statistics.mean(agent), 3) if agent else None,
+        "engine_seconds_per_move": round(statistics.mean(engine), 3) if engine else None,
         "plies": round(statistics.mean(len(g.actions) for g in games), 1),
     }
 
