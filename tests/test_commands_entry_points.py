@@ -20,6 +20,7 @@ BENCHMARKS = {
     "export_bench.py",
     "export_parity.py",
     "accelerator_check.py",
+    "balanced_openings.py",
 }  # measurements, full scripts
 
 

@@ -127,6 +127,7 @@ def test_gomoku_games_tell_the_engine_its_position_once_then_each_reply(tmp_path
         assert bool(game.from_moves(played.actions).terminated) and played.ended == RULES
         assert played.actions[:2] == game.parse_moves(opening) and played.verdict is None
     sent = log.read_text().splitlines()
+    assert engines.engine_opponent(GOMOCUP, game).messages == []  # nothing heard yet
     assert sent[:2] == ["START 9", "INFO rule 0"]
     # Game 1: the engine is White and first moves after the agent's move: the whole board,
     # its own stone (d4, White) field 1, Black's 2. Game 2 starts with RESTART.

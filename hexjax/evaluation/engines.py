@@ -182,6 +182,7 @@ class EngineOpponent:
         self.argv, self.game, self.setup, self.timeout_s = argv, game, setup, timeout_s
         self.process: _Process | None = None
         self.starts = 0  # processes started, restarts included
+        self.messages: list[str] = []  # what the engine said beside its last answer
         # For messages: the program, or the script an interpreter runs.
         programs = [os.path.basename(a) for a in argv if not a.startswith("-")]
         self.name = next((p for p in programs if not p.startswith("python")), programs[0])
@@ -356,10 +357,14 @@ class GomocupOpponent(EngineOpponent):
             raise EngineFailure("refused", f"{command!r} answered {answer!r}, not OK")
 
     def _answer(self, command: str, deadline: float) -> str:
-        """The first line that is not a MESSAGE, DEBUG or blank line."""
+        """The first line that is not a MESSAGE, DEBUG or blank line; the MESSAGE lines before
+        it are kept in `messages` (an engine's evaluation, say)."""
+        self.messages = []
         while True:
             line = self.process.read(deadline, command).strip()
             word = line.split(maxsplit=1)[0].upper() if line else ""
+            if word == "MESSAGE":
+                self.messages.append(line.partition(" ")[2])
             if word in ("", "MESSAGE", "DEBUG"):
                 continue
             if word in ("ERROR", "UNKNOWN"):

@@ -2,12 +2,13 @@
 pipes, written apart from hexjax, with ways to misbehave.
 
     python tests/support/fake_gomocup_engine.py [--moves "x,y x,y ..."] [--illegal-at N]
-        [--crash-at N] [--slow-at N] [--garbage-at N] [--log FILE]
+        [--crash-at N] [--slow-at N] [--garbage-at N] [--log FILE] [--eval N]
 
 It plays its scripted --moves while they are empty, then the first empty point in reading
 order ("0,0", "1,0", ...). N counts this process's moves from 1: at the N-th it plays an
 occupied point, exits, sleeps a minute or answers nonsense. Every answer comes after a MESSAGE
-line, as real brains chatter. --log appends every command it reads to FILE.
+line, as real brains chatter, and with --eval after a Rapfi-like line reporting evaluation N.
+--log appends every command it reads to FILE.
 """
 
 import argparse
@@ -21,12 +22,15 @@ def main():
     for flag in ("illegal", "crash", "slow", "garbage"):
         parser.add_argument(f"--{flag}-at", type=int, default=0)
     parser.add_argument("--log")
+    parser.add_argument("--eval", type=int, help="report this evaluation before each move")
     args = parser.parse_args()
     script = [tuple(map(int, m.split(","))) for m in args.moves.split()]
     n, stones, moves = 15, {}, 0
 
     def say(text):
         print("MESSAGE thinking hard", flush=True)
+        if args.eval is not None:
+            print(f"MESSAGE Speed 1K | Depth 3-5 | Eval {args.eval} | Node 10 | Time 1ms")
         print(text, flush=True)
 
     def reply():
