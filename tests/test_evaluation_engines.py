@@ -193,3 +193,16 @@ def test_a_spread_of_first_moves_covers_every_row_of_the_board():
     assert (arena.first_move_openings(game, 121) == arena.first_move_openings(game)).all()
     with pytest.raises(ValueError, match="122 first moves asked, 121 exist"):
         arena.first_move_openings(game, 122)
+
+
+def test_an_engine_that_hangs_at_a_new_game_is_replaced_before_anything_counts():
+    game = hexjax.make("gomoku", size=9)
+    made = []
+
+    def start():
+        made.append(engines.engine_opponent(GOMOCUP + " --silent-restart", game, (), 1.0))
+        return made[-1]
+
+    games = engine_match.play_engine_match(game, last_legal, start, [[]], 4)
+    assert [g.ended for g in games] == [RULES] * 4  # no game lost to the hang
+    assert made[0].starts == 4  # a fresh process for every game after the first

@@ -44,6 +44,7 @@ KINDS = {"gtp": "hex", "gomocup": "gomoku"}  # protocol -> the game it plays
 RESIGN = -1  # `ask`'s answer when the engine resigns
 DEFAULT_TIMEOUT_S = 120.0  # the longest a move (or START, boardsize) may take
 _START_TIMEOUT_S = 60.0  # the first answer of a new process (loading, compiling)
+_RESET_TIMEOUT_S = 10.0  # a new game (RESTART) is instant, or the process is replaced
 _STDERR_LINES = 20  # kept for error messages
 
 
@@ -188,17 +189,24 @@ class EngineOpponent:
         self.name = next((p for p in programs if not p.startswith("python")), programs[0])
 
     def new_game(self, actions=()) -> None:
-        """A new game from the position after `actions` (the opening)."""
-        if self.process is None:
-            self.process = _Process(self.argv)
-            self.starts += 1
+        """A new game from the position after `actions` (the opening). A process that cannot
+        start a new game (seen: Rapfi hanging at a RESTART on a loaded machine) is replaced
+        once before the failure counts."""
+        if self.process is not None:
             try:
-                self._start()
+                self._reset(list(actions))
+                return
             except EngineFailure as error:
-                self.failed(error)
-                self.close()
-                raise
-        self._reset(list(actions))
+                self.failed(EngineFailure("died", str(error)))
+        self.process = _Process(self.argv)
+        self.starts += 1
+        try:
+            self._start()
+            self._reset(list(actions))
+        except EngineFailure as error:
+            self.failed(error)
+            self.close()
+            raise
 
     def close(self) -> None:
         if self.process is not None:
@@ -313,7 +321,7 @@ class GomocupOpponent(EngineOpponent):
 
     def _reset(self, actions: list[int]) -> None:
         if not self.fresh:
-            self._expect_ok("RESTART", self._deadline())
+            self._expect_ok("RESTART", time.monotonic() + min(self.timeout_s, _RESET_TIMEOUT_S))
         self.fresh = False
         self.moves = list(actions)
         self.heard = False  # the engine has not been told this game's position yet

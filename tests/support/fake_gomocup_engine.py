@@ -3,12 +3,13 @@ pipes, written apart from hexjax, with ways to misbehave.
 
     python tests/support/fake_gomocup_engine.py [--moves "x,y x,y ..."] [--illegal-at N]
         [--crash-at N] [--slow-at N] [--garbage-at N] [--log FILE] [--eval N]
+        [--silent-restart]
 
 It plays its scripted --moves while they are empty, then the first empty point in reading
 order ("0,0", "1,0", ...). N counts this process's moves from 1: at the N-th it plays an
 occupied point, exits, sleeps a minute or answers nonsense. Every answer comes after a MESSAGE
 line, as real brains chatter, and with --eval after a Rapfi-like line reporting evaluation N.
---log appends every command it reads to FILE.
+--log appends every command it reads to FILE; --silent-restart leaves RESTART unanswered.
 """
 
 import argparse
@@ -23,6 +24,7 @@ def main():
         parser.add_argument(f"--{flag}-at", type=int, default=0)
     parser.add_argument("--log")
     parser.add_argument("--eval", type=int, help="report this evaluation before each move")
+    parser.add_argument("--silent-restart", action="store_true", help="never answer RESTART")
     args = parser.parse_args()
     script = [tuple(map(int, m.split(","))) for m in args.moves.split()]
     n, stones, moves = 15, {}, 0
@@ -63,7 +65,8 @@ def main():
             say("OK")
         elif command == "RESTART":
             stones = {}
-            say("OK")
+            if not args.silent_restart:
+                say("OK")
         elif command == "INFO":
             continue
         elif command == "BEGIN":
