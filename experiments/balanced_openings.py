@@ -1,6 +1,7 @@
 """Balanced Gomoku and renju openings, judged by a strong engine: random openings of a few
 stones near the centre, each evaluated by a Gomocup engine that reports its evaluation (Rapfi:
-`MESSAGE ... Eval N ...`, a win rate of sigmoid(N / 200)), kept where Black's win rate lies
+`MESSAGE ... Eval N ...`, a win rate of sigmoid(N / 250) with the classical config that
+experiments/engines/build_engines.sh installs), kept where Black's win rate lies
 within --tolerance of one half. One opening a line in hexjax's notation, with its value, for
 `evaluate.py --openings FILE`: played with both colours, each gives each side the same chances.
 
@@ -79,7 +80,8 @@ def main(argv=None) -> int:
     parser.add_argument("--count", type=int, default=20)
     parser.add_argument("--tries", type=int, default=400)
     parser.add_argument("--tolerance", type=float, default=0.07, help="win rate 0.5 +- this")
-    parser.add_argument("--scaling", type=float, default=200.0, help="the engine's eval scale")
+    parser.add_argument("--scaling", type=float, default=250.0,
+                        help="the engine's eval scale (Rapfi's classical config: 250)")  # fmt: skip
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per evaluation")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", required=True)

@@ -206,3 +206,13 @@ def test_an_engine_that_hangs_at_a_new_game_is_replaced_before_anything_counts()
     games = engine_match.play_engine_match(game, last_legal, start, [[]], 4)
     assert [g.ended for g in games] == [RULES] * 4  # no game lost to the hang
     assert made[0].starts == 4  # a fresh process for every game after the first
+
+
+def test_a_command_lost_just_after_an_engines_move_is_asked_again(tmp_path):
+    """Rapfi may drop the command that follows its move: ABOUT goes first, and again."""
+    game, log = hexjax.make("gomoku", size=9), tmp_path / "commands.txt"
+    games = match(game, f"{GOMOCUP} --deaf-after 2 --log {log}")
+    assert [g.ended for g in games] == [RULES, RULES]
+    sent = log.read_text().splitlines()
+    second_move = [i for i, line in enumerate(sent) if line.startswith("TURN")][0]
+    assert sent[second_move + 1 : second_move + 3] == ["ABOUT", "ABOUT"]  # the first was lost

@@ -30,8 +30,8 @@ def test_even_openings_are_kept_in_a_file_the_arena_loads(tmp_path, capsys):
     game = hexjax.make("gomoku", size=15, rule="renju")
     openings = arena.load_openings(game, out)
     assert openings.shape == (6, 3)
-    # Eval 30 for White (to move after three stones): Black's win rate sigmoid(-30 / 200).
-    assert out.read_text().count("# Black 0.463") == 6
+    # Eval 30 for White (to move after three stones): Black's win rate sigmoid(-30 / 250).
+    assert out.read_text().count("# Black 0.470") == 6
     assert "python experiments/balanced_openings.py --engine" in out.read_text()
     keys = {script.canonical(game, row) for row in openings.tolist()}
     assert len(keys) == 6  # no opening is another's mirror image

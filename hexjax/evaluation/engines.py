@@ -45,6 +45,7 @@ RESIGN = -1  # `ask`'s answer when the engine resigns
 DEFAULT_TIMEOUT_S = 120.0  # the longest a move (or START, boardsize) may take
 _START_TIMEOUT_S = 60.0  # the first answer of a new process (loading, compiling)
 _RESET_TIMEOUT_S = 10.0  # a new game (RESTART) is instant, or the process is replaced
+_SETTLE_S = 0.5  # how long an ABOUT after a Gomocup move is waited for before it is asked again
 _STDERR_LINES = 20  # kept for error messages
 
 
@@ -344,6 +345,7 @@ class GomocupOpponent(EngineOpponent):
         self.process.send(command)
         self.heard = True
         answer = self._answer(command.split()[0], self._deadline())
+        self._settle()
         try:
             x, y = (int(part) for part in answer.split(","))
         except ValueError:
@@ -358,23 +360,44 @@ class GomocupOpponent(EngineOpponent):
         y, x = divmod(action, self.game.size)
         return f"{x},{y}"
 
+    def _settle(self) -> None:
+        """Wait until the engine reads commands again. Rapfi drops the first word of a command
+        that comes just after its move (it still counts itself as thinking; about once in 900
+        moves on a loaded machine): a TURN or RESTART lost that way is never answered. So ABOUT
+        is asked, and asked again, until something answers it."""
+        deadline = self._deadline()
+        while True:
+            self.process.send("ABOUT")
+            try:
+                self._answer("ABOUT", min(deadline, time.monotonic() + _SETTLE_S), about=True)
+                return
+            except EngineFailure as error:
+                if error.kind != "timeout" or time.monotonic() >= deadline:
+                    raise
+
     def _expect_ok(self, command: str, deadline: float) -> None:
         self.process.send(command)
         answer = self._answer(command.split()[0], deadline)
         if answer.upper() != "OK":
             raise EngineFailure("refused", f"{command!r} answered {answer!r}, not OK")
 
-    def _answer(self, command: str, deadline: float) -> str:
-        """The first line that is not a MESSAGE, DEBUG or blank line; the MESSAGE lines before
-        it are kept in `messages` (an engine's evaluation, say)."""
-        self.messages = []
+    def _answer(self, command: str, deadline: float, about: bool = False) -> str:
+        """The first line that is not a MESSAGE, DEBUG or blank line, nor a late answer to
+        ABOUT; the MESSAGE lines before it are kept in `messages` (an engine's evaluation, say).
+        With `about`, whatever answers ABOUT (its name, or that it does not know it)."""
+        if not about:
+            self.messages = []
         while True:
             line = self.process.read(deadline, command).strip()
             word = line.split(maxsplit=1)[0].upper() if line else ""
+            if about and word not in ("", "MESSAGE", "DEBUG"):
+                return line
             if word == "MESSAGE":
                 self.messages.append(line.partition(" ")[2])
-            if word in ("", "MESSAGE", "DEBUG"):
+            if word in ("", "MESSAGE", "DEBUG") or line.lower().startswith("name="):
                 continue
+            if word == "UNKNOWN" and "ABOUT" in line.upper():
+                continue  # a brain without ABOUT, answering a late one
             if word in ("ERROR", "UNKNOWN"):
                 raise EngineFailure("refused", f"{command} answered {line!r}")
             return line

@@ -3,13 +3,14 @@ pipes, written apart from hexjax, with ways to misbehave.
 
     python tests/support/fake_gomocup_engine.py [--moves "x,y x,y ..."] [--illegal-at N]
         [--crash-at N] [--slow-at N] [--garbage-at N] [--log FILE] [--eval N]
-        [--silent-restart]
+        [--silent-restart] [--deaf-after N]
 
 It plays its scripted --moves while they are empty, then the first empty point in reading
 order ("0,0", "1,0", ...). N counts this process's moves from 1: at the N-th it plays an
 occupied point, exits, sleeps a minute or answers nonsense. Every answer comes after a MESSAGE
 line, as real brains chatter, and with --eval after a Rapfi-like line reporting evaluation N.
---log appends every command it reads to FILE; --silent-restart leaves RESTART unanswered.
+--log appends every command it reads to FILE; --silent-restart leaves RESTART unanswered;
+--deaf-after N drops the command after its N-th move, as Rapfi may.
 """
 
 import argparse
@@ -25,6 +26,8 @@ def main():
     parser.add_argument("--log")
     parser.add_argument("--eval", type=int, help="report this evaluation before each move")
     parser.add_argument("--silent-restart", action="store_true", help="never answer RESTART")
+    parser.add_argument("--deaf-after", type=int, default=0,
+                        help="drop the command after its N-th move, as Rapfi may")  # fmt: skip
     args = parser.parse_args()
     script = [tuple(map(int, m.split(","))) for m in args.moves.split()]
     n, stones, moves = 15, {}, 0
@@ -52,10 +55,14 @@ def main():
         say("{},{}".format(*free[0]))
 
     lines = iter(sys.stdin.readline, "")
+    deaf_at = None
     for line in lines:
         if args.log:
             with open(args.log, "a") as log:
                 log.write(line)
+        if deaf_at is None and moves == args.deaf_after > 0:
+            deaf_at = moves
+            continue  # the first command after that move is lost
         words = line.strip().split(maxsplit=1)
         if not words:
             continue
