@@ -1,0 +1,342 @@
+#!/usr/bin/env bash
+# Build the reference engines hexjax is measured against, outside the project tree:
+#
+#   mohex         MoHex 2.0, Hex over GTP (benzene-vanilla-cmake)
+#   pbrain-rapfi  Rapfi, Gomoku/renju over the Gomocup protocol, classical evaluation
+#
+# Usage: experiments/engines/build_engines.sh [options]
+#   --prefix DIR            install here (default: $HEXJAX_ENGINES or ~/.local/share/hexjax-engines)
+#   --only mohex|rapfi      build one engine
+#   --force                 rebuild even if the engine is already built at its pinned commit
+#   --jobs N                parallel compiles (default: one per CPU; for MoHex also one per 8 GB free)
+#   --mohex-src DIR|URL     git repository (bare or not) or plain source tree to build MoHex from
+#   --rapfi-src DIR|URL     the same for Rapfi
+#   --rapfi-networks-src DIR|URL   the same for rapfi-networks (holds Rapfi's classical weights)
+#   --rapfi-arch auto|native|avx512|avx2|sse|generic   Rapfi's instruction set (default auto)
+#   --no-apt                do not install Debian packages
+# The same settings as environment variables: HEXJAX_ENGINES, MOHEX_SRC, RAPFI_SRC,
+# RAPFI_NETWORKS_SRC, RAPFI_ARCH, JOBS.
+#
+# Layout of the prefix: bin/ (what to run), libexec/<engine>/ (the binaries and the data files
+# they read), src/ and build/ (kept so that a rebuild is quick; safe to delete afterwards).
+set -euo pipefail
+
+# Pinned commits. The newest benzene-vanilla-cmake commits segfault or play random moves in won
+# positions (upstream issues 10 and 14); f888938 is the last one reported sound.
+MOHEX_COMMIT=f888938bc7ab051a04034a9e19a31399a31d2429
+RAPFI_COMMIT=3aedf3a2ab0ab710a9f3d00e57d5287ceb864894
+# Rapfi's newest classical (non-NNUE) weights, from the Networks submodule at the commit that
+# RAPFI_COMMIT records; the hash guards whichever source they come from.
+RAPFI_MODEL=model220723.bin
+RAPFI_MODEL_SHA256=834889c21f4ca859d30acdc6864f30fa73c5326714ea7e9bfb44075a7099ce33
+
+PREFIX=${HEXJAX_ENGINES:-$HOME/.local/share/hexjax-engines}
+MOHEX_SRC=${MOHEX_SRC:-https://github.com/cgao3/benzene-vanilla-cmake.git}
+RAPFI_SRC=${RAPFI_SRC:-https://github.com/dhbloo/rapfi.git}
+RAPFI_NETWORKS_SRC=${RAPFI_NETWORKS_SRC:-https://github.com/dhbloo/rapfi-networks.git}
+RAPFI_ARCH=${RAPFI_ARCH:-auto}
+JOBS=${JOBS:-}
+ONLY=""
+FORCE=0
+APT=1
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'build_engines: %s\n' "$*" >&2; exit 1; }
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
+
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --prefix) PREFIX=${2:?--prefix needs a directory}; shift ;;
+        --only) ONLY=${2:?--only needs mohex or rapfi}; shift ;;
+        --force) FORCE=1 ;;
+        --jobs) JOBS=${2:?--jobs needs a number}; shift ;;
+        --mohex-src) MOHEX_SRC=${2:?--mohex-src needs a directory or URL}; shift ;;
+        --rapfi-src) RAPFI_SRC=${2:?--rapfi-src needs a directory or URL}; shift ;;
+        --rapfi-networks-src) RAPFI_NETWORKS_SRC=${2:?--rapfi-networks-src needs a directory or URL}; shift ;;
+        --rapfi-arch) RAPFI_ARCH=${2:?--rapfi-arch needs a value}; shift ;;
+        --no-apt) APT=0 ;;
+        -h | --help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument: $1" ;;
+    esac
+    shift
+done
+case $ONLY in "" | mohex | rapfi) ;; *) die "--only takes mohex or rapfi, not '$ONLY'" ;; esac
+case $RAPFI_ARCH in auto | native | avx512 | avx2 | sse | generic) ;; *) die "unknown --rapfi-arch '$RAPFI_ARCH'" ;; esac
+[[ -z $JOBS || $JOBS =~ ^[1-9][0-9]*$ ]] || die "--jobs takes a positive number, not '$JOBS'"
+mkdir -p "$PREFIX"
+PREFIX=$(cd "$PREFIX" && pwd)
+wanted() { [[ -z $ONLY || $ONLY == "$1" ]]; }
+
+# Builds run niced so that the machine stays usable meanwhile.
+NICE=(nice -n 10)
+
+# One benzene file needs about 7 GB of memory to compile, so MoHex gets one job per 8 GB
+# available; Rapfi's files are small.
+ncpu=$(nproc)
+mem_gb=$(awk '/^MemAvailable:/ { print int($2 / 1048576) }' /proc/meminfo)
+if [[ -n $JOBS ]]; then
+    MOHEX_JOBS=$JOBS RAPFI_JOBS=$JOBS
+else
+    MOHEX_JOBS=$((mem_gb / 8 < ncpu ? mem_gb / 8 : ncpu))
+    ((MOHEX_JOBS >= 1)) || MOHEX_JOBS=1
+    RAPFI_JOBS=$ncpu
+fi
+
+# --- Debian packages -------------------------------------------------------------------------
+
+install_packages() {
+    local pkgs=(build-essential cmake git ca-certificates)
+    if wanted mohex; then
+        pkgs+=(libboost-thread-dev libboost-system-dev libboost-filesystem-dev
+            libboost-program-options-dev libboost-date-time-dev libdb-dev)
+    fi
+    local missing=() p
+    for p in "${pkgs[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+    done
+    if [[ ${#missing[@]} -eq 0 ]]; then
+        say "Debian packages already installed: ${pkgs[*]}"
+        return
+    fi
+    local sudo=()
+    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+    say "installing Debian packages: ${missing[*]}"
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends "${missing[@]}"
+}
+
+if ((APT)); then
+    if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
+        install_packages
+    else
+        say "no apt-get here: install a C++17 compiler, cmake >= 3.18, git, Boost (thread system" \
+            "filesystem program_options date_time) and Berkeley DB (db.h) yourself"
+    fi
+fi
+command -v git >/dev/null && command -v cmake >/dev/null && command -v make >/dev/null ||
+    die "git, cmake and make are needed"
+
+# --- Sources -----------------------------------------------------------------------------------
+
+# A git repository itself (work tree or bare), not a folder somewhere inside one.
+is_git_repo() { [[ -e $1/.git || (-f $1/HEAD && -d $1/objects) ]]; }
+
+# checkout SRC COMMIT DEST: DEST becomes SRC's tree at COMMIT. SRC may be a URL, a git
+# repository (bare or not: fetched by commit, shallow where the server allows) or a plain source
+# tree (copied, its commit unverifiable).
+checkout() {
+    local src=$1 commit=$2 dest=$3
+    if [[ -d $dest/.git && $(git -C "$dest" rev-parse HEAD 2>/dev/null) == "$commit" ]]; then
+        return
+    fi
+    rm -rf "$dest"
+    if [[ -d $src ]] && ! is_git_repo "$src"; then
+        say "copying $src (not a git repository: cannot check that it is commit ${commit:0:7})"
+        cp -a "$src" "$dest"
+        return
+    fi
+    say "fetching ${commit:0:7} from $src"
+    git init -q "$dest"
+    git -C "$dest" fetch -q --depth 1 "$src" "$commit" 2>/dev/null ||
+        git -C "$dest" fetch -q "$src" ||
+        die "cannot fetch from $src"
+    git -C "$dest" -c advice.detachedHead=false checkout -q "$commit" ||
+        die "$src has no commit $commit"
+}
+
+# Fetches one file of rapfi-networks at COMMIT without its large NNUE weights.
+networks_file() {
+    local src=$1 commit=$2 path=$3 out=$4
+    if [[ -d $src ]] && is_git_repo "$src"; then
+        git -C "$src" show "$commit:$path" >"$out"
+    elif [[ -d $src ]]; then
+        cp "$src/$path" "$out"
+    else
+        local tmp
+        tmp=$(mktemp -d)
+        git init -q "$tmp"
+        git -C "$tmp" remote add origin "$src"
+        # A blob-less fetch: the one file needed comes on demand from the remote.
+        git -C "$tmp" fetch -q --depth 1 --filter=blob:none origin "$commit" &&
+            git -C "$tmp" show "$commit:$path" >"$out" ||
+            die "cannot fetch $path at $commit from $src"
+        rm -rf "$tmp"
+    fi
+    [[ $(sha256sum "$out" | cut -d' ' -f1) == "$RAPFI_MODEL_SHA256" ]] ||
+        die "$path from $src is not the pinned file (sha256 mismatch)"
+}
+
+# run_logged LOG CMD...: runs CMD niced, its output kept in LOG (and its tail shown if it fails).
+run_logged() {
+    local log=$1
+    shift
+    if ! "${NICE[@]}" "$@" >>"$log" 2>&1; then
+        tail -n 40 "$log" >&2
+        die "failed: $* (full log: $log)"
+    fi
+}
+
+elapsed() { local s=$((SECONDS - $1)); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
+
+# --- MoHex -------------------------------------------------------------------------------------
+
+build_mohex() {
+    local dest=$PREFIX/libexec/mohex src=$PREFIX/src/benzene-vanilla-cmake
+    local build=$PREFIX/build/mohex log=$PREFIX/build/mohex.log
+    if ((!FORCE)) && [[ -x $dest/mohex && $(cat "$dest/COMMIT" 2>/dev/null) == "$MOHEX_COMMIT" ]]; then
+        say "MoHex already built at ${MOHEX_COMMIT:0:7} ($dest); --force rebuilds it"
+        return
+    fi
+    local t0=$SECONDS
+    checkout "$MOHEX_SRC" "$MOHEX_COMMIT" "$src"
+    rm -rf "$build" && mkdir -p "$build" && : >"$log"
+    say "building MoHex with $MOHEX_JOBS job(s); log in $log (takes a while: one file alone" \
+        "needs ~7 GB and several minutes)"
+    run_logged "$log" cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release
+    # Only the mohex target: wolve and the test programs are not needed.
+    run_logged "$log" make -C "$build" -j "$MOHEX_JOBS" mohex
+    # MoHex finds its pattern files beside its binary (it also looks in the source tree,
+    # but that may be deleted), so the two are installed together and bin/mohex execs it.
+    local stage=$dest.new
+    rm -rf "$stage" && mkdir -p "$stage" "$PREFIX/bin"
+    install -m 755 "$build/src/mohex/mohex" "$stage/mohex"
+    find "$src/share" -maxdepth 1 -name '*.txt' -exec install -m 644 {} "$stage/" \;
+    echo "$MOHEX_COMMIT" >"$stage/COMMIT"
+    rm -rf "$dest" && mv "$stage" "$dest"
+    cat >"$PREFIX/bin/mohex" <<'EOF'
+#!/bin/sh
+# MoHex must be started by its real path: it reads its pattern files from beside it.
+exec "$(dirname "$(readlink -f "$0")")/../libexec/mohex/mohex" "$@"
+EOF
+    chmod 755 "$PREFIX/bin/mohex"
+    say "MoHex built in $(elapsed "$t0"): $PREFIX/bin/mohex"
+}
+
+# --- Rapfi -------------------------------------------------------------------------------------
+
+rapfi_arch_flags() {
+    local arch=$RAPFI_ARCH flags
+    flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
+    if [[ $arch == auto ]]; then
+        # AVX2 like upstream's x64-*-AVX2 release preset: runs on nearly every x86-64 machine
+        # of the last decade, unlike a -march=native (AVX-512) build.
+        if [[ $(uname -m) != x86_64 ]]; then arch=native
+        elif [[ $flags == *" avx2"* ]]; then arch=avx2
+        elif [[ $flags == *" sse4_1"* ]]; then arch=sse
+        else arch=generic
+        fi
+    fi
+    local off=(-DUSE_SSE=OFF -DUSE_AVX2=OFF -DUSE_AVX512=OFF -DUSE_BMI2=OFF -DUSE_VNNI=OFF)
+    case $arch in
+        native) echo "" ;;  # Rapfi's CMake detects what the compiler host supports
+        avx512) echo "${off[*]} -DUSE_SSE=ON -DUSE_AVX2=ON -DUSE_AVX512=ON" ;;
+        avx2) echo "${off[*]} -DUSE_SSE=ON -DUSE_AVX2=ON" ;;
+        sse) echo "${off[*]} -DUSE_SSE=ON" ;;
+        generic) echo "${off[*]}" ;;
+    esac
+    say "Rapfi instruction set: $arch" >&2
+}
+
+build_rapfi() {
+    local dest=$PREFIX/libexec/rapfi src=$PREFIX/src/rapfi
+    local build=$PREFIX/build/rapfi log=$PREFIX/build/rapfi.log
+    if ((!FORCE)) && [[ -x $dest/pbrain-rapfi && $(cat "$dest/COMMIT" 2>/dev/null) == "$RAPFI_COMMIT" ]]; then
+        say "Rapfi already built at ${RAPFI_COMMIT:0:7} ($dest); --force rebuilds it"
+        return
+    fi
+    local t0=$SECONDS
+    checkout "$RAPFI_SRC" "$RAPFI_COMMIT" "$src"
+    local networks_commit
+    networks_commit=$(git -C "$src" ls-tree HEAD Networks 2>/dev/null | awk '{ print $3 }')
+    [[ -n $networks_commit ]] || networks_commit=918b757a129258e9e765f77fe17d507c2bb1a60b
+    rm -rf "$build" && mkdir -p "$build" && : >"$log"
+    local arch_flags
+    arch_flags=$(rapfi_arch_flags)
+    say "building Rapfi with $RAPFI_JOBS job(s); log in $log"
+    # shellcheck disable=SC2086  # arch_flags is a list of words
+    run_logged "$log" cmake -S "$src/Rapfi" -B "$build" -DCMAKE_BUILD_TYPE=Release $arch_flags
+    run_logged "$log" make -C "$build" -j "$RAPFI_JOBS" rapfi
+    local stage=$dest.new
+    rm -rf "$stage" && mkdir -p "$stage" "$PREFIX/bin"
+    install -m 755 "$build/pbrain-rapfi" "$stage/pbrain-rapfi"
+    say "fetching classical weights $RAPFI_MODEL (rapfi-networks ${networks_commit:0:7})"
+    networks_file "$RAPFI_NETWORKS_SRC" "$networks_commit" "classical/$RAPFI_MODEL" "$stage/$RAPFI_MODEL"
+    # Settings of upstream's classical config (rapfi-networks config-example/
+    # gomocalc-classical220723.toml) with the coordinates of the Gomocup protocol (x,y as sent,
+    # no flip) and no opening database. With no [model.evaluator] table the evaluation is
+    # classical only.
+    cat >"$stage/config.toml" <<EOF
+# Rapfi config written by hexjax's experiments/engines/build_engines.sh: classical evaluation.
+[requirement]
+min_version = [0,41,1]
+
+[general]
+reload_config_each_move = false
+clear_hash_after_config_loaded = false
+default_thread_num = 1            # INFO thread_num N overrides it
+message_mode = "brief"            # one MESSAGE summary (speed, depth, eval, nodes) per move
+coord_conversion_mode = "none"    # "x,y" as in the Gomocup protocol
+default_candidate_range = "square3_line4"
+memory_reserved_mb = 0
+default_tt_size_kb = 32768        # 32 MiB hash; INFO max_memory BYTES overrides it
+
+[model]
+binary_file = "$RAPFI_MODEL"
+
+[search]
+aspiration_window = true
+num_iteration_after_mate = 24
+num_iteration_after_singular_root = 24
+max_search_depth = 99
+
+[search.timectl]
+match_space = 21.0
+match_space_min = 7.0
+average_branch_factor = 1.7
+advanced_stop_ratio = 0.75
+move_horizon = 64
+EOF
+    echo "$RAPFI_COMMIT" >"$stage/COMMIT"
+    rm -rf "$dest" && mv "$stage" "$dest"
+    # Rapfi looks for config.toml in the working directory before its own; bin/pbrain-rapfi
+    # names this one so that a stray config.toml where it is started cannot change it.
+    cat >"$PREFIX/bin/pbrain-rapfi" <<'EOF'
+#!/bin/sh
+# Rapfi with the classical config installed beside it (a later --config overrides it).
+# Its tool modes (opengen, selfplay, ...) reject --config: they read ./config.toml, else the
+# one beside the binary.
+dir="$(dirname "$(readlink -f "$0")")/../libexec/rapfi"
+case "${1:-}" in
+    opengen | tuning | selfplay | dataprep | database) exec "$dir/pbrain-rapfi" "$@" ;;
+esac
+exec "$dir/pbrain-rapfi" --config "$dir/config.toml" "$@"
+EOF
+    chmod 755 "$PREFIX/bin/pbrain-rapfi"
+    say "Rapfi built in $(elapsed "$t0"): $PREFIX/bin/pbrain-rapfi"
+}
+
+if wanted mohex; then build_mohex; fi
+if wanted rapfi; then build_rapfi; fi
+
+# --- How to use them ---------------------------------------------------------------------------
+
+cat <<EOF
+
+Engines in $PREFIX/bin:
+EOF
+if wanted mohex; then
+    cat <<EOF
+
+  MoHex (Hex, GTP on stdin/stdout; logs to stderr):
+    printf 'boardsize 11\nparam_game allow_swap 0\nparam_mohex max_games 1000\ngenmove b\nquit\n' \\
+        | $PREFIX/bin/mohex --use-logfile=0
+EOF
+fi
+if wanted rapfi; then
+    cat <<EOF
+
+  Rapfi (Gomoku/renju, Gomocup protocol on stdin/stdout; rule 0 freestyle, 1 standard, 4 renju):
+    printf 'START 15\nINFO rule 0\nINFO max_node 100000\nBEGIN\nEND\n' | $PREFIX/bin/pbrain-rapfi
+EOF
+fi
+echo
