@@ -51,3 +51,19 @@ def test_the_win_rate_is_blacks_whoever_is_to_move():
     assert script.black_win_rate(["Speed 1K | Eval 200 | Node 9"], True, 200) > 0.73
     assert script.black_win_rate(["Eval 200"], False, 200) < 0.27
     assert script.black_win_rate(["thinking"], True, 200) is None
+
+
+def test_the_shipped_openings_load_and_are_even_by_their_record():
+    shipped = sorted((ROOT / "hexjax" / "data" / "openings").glob("*.txt"))
+    assert {p.name for p in shipped} >= {"freestyle15.txt"}
+    script = _script()
+    for path in shipped:
+        rule = path.stem.removesuffix("15")
+        game = hexjax.make("gomoku", size=15, rule=rule)
+        openings = arena.load_openings(game, path)
+        assert openings.shape == (20, 3), path.name
+        assert len({script.canonical(game, row) for row in openings.tolist()}) == 20
+        rates = [float(line.split("# Black ")[1]) for line in path.read_text().splitlines()
+                 if "# Black " in line]  # fmt: skip
+        assert len(rates) == 20 and all(0.43 <= rate <= 0.57 for rate in rates), path.name
+        assert "python experiments/balanced_openings.py" in path.read_text()  # how it was made
