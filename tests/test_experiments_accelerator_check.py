@@ -1,22 +1,17 @@
 """experiments/accelerator_check.py, the prepared accelerator run: it refuses a CPU unless told,
 and (slow tier) every part runs end to end at toy sizes."""
 
-import importlib.util
 import json
 import pathlib
 
 import pytest
+from support.scripts import load_experiment
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location(
-        "accelerator_check", ROOT / "experiments" / "accelerator_check.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_experiment("accelerator_check")
 
 
 def test_a_cpu_is_refused_without_allow_cpu(tmp_path, capsys):

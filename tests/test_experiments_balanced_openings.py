@@ -2,9 +2,10 @@
 evaluation: openings are kept by the win rate it implies, once per symmetry class, in a file
 the arena loads."""
 
-import importlib.util
 import pathlib
 import sys
+
+from support.scripts import load_experiment
 
 import hexjax
 from hexjax.evaluation import arena
@@ -14,12 +15,7 @@ FAKE = f"gomocup:{sys.executable} {ROOT / 'tests' / 'support' / 'fake_gomocup_en
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location(
-        "balanced_openings", ROOT / "experiments" / "balanced_openings.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_experiment("balanced_openings")
 
 
 def test_even_openings_are_kept_in_a_file_the_arena_loads(tmp_path, capsys):

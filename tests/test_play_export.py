@@ -2,7 +2,6 @@
 shipped model, on positions from real games, the same logits and values to 1e-5 and the same
 best legal move. Also the consumer JSON and the command's errors."""
 
-import importlib.util
 import json
 import pathlib
 import subprocess
@@ -14,6 +13,7 @@ import numpy as np
 import onnx
 import onnxruntime
 import pytest
+from support.scripts import load_experiment
 
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.iteration import TrainConfig
@@ -328,11 +328,7 @@ def test_command_refuses_a_baseline_run(tmp_path, capsys, algorithm):
 
 
 def _parity_script():
-    path = pathlib.Path(__file__).resolve().parents[1] / "experiments" / "export_parity.py"
-    spec = importlib.util.spec_from_file_location("export_parity", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_experiment("export_parity")
 
 
 def test_the_parity_script_prints_the_docs_table(capsys):
