@@ -3,19 +3,24 @@
 #
 #   mohex         MoHex 2.0, Hex over GTP (benzene-vanilla-cmake)
 #   pbrain-rapfi  Rapfi, Gomoku/renju over the Gomocup protocol, classical evaluation
+#   edax          Edax, Othello 8x8 over GTP (edax -gtp); needs its weights data/eval.dat
 #
 # Usage: experiments/engines/build_engines.sh [options]
 #   --prefix DIR            install here (default: $HEXJAX_ENGINES or ~/.local/share/hexjax-engines)
-#   --only mohex|rapfi      build one engine
+#   --only mohex|rapfi|edax build one engine
 #   --force                 rebuild even if the engine is already built at its pinned commit
 #   --jobs N                parallel compiles (default: one per CPU; for MoHex also one per 8 GB free)
 #   --mohex-src DIR|URL     git repository (bare or not) or plain source tree to build MoHex from
 #   --rapfi-src DIR|URL     the same for Rapfi
 #   --rapfi-networks-src DIR|URL   the same for rapfi-networks (holds Rapfi's classical weights)
 #   --rapfi-arch auto|native|avx512|avx2|sse|generic   Rapfi's instruction set (default auto)
+#   --edax-src DIR|URL      the same for Edax (edax-reversi)
+#   --edax-eval FILE|URL    Edax's weights: eval.dat, or the eval.7z archive holding data/eval.dat
+#                           (default: the eval.7z of Edax's GitHub release v4.4)
+#   --edax-arch auto|native|x86-64-v4|x86-64-v3|x86-64-v2|x86-64   Edax's -march (default auto)
 #   --no-apt                do not install Debian packages
 # The same settings as environment variables: HEXJAX_ENGINES, MOHEX_SRC, RAPFI_SRC,
-# RAPFI_NETWORKS_SRC, RAPFI_ARCH, JOBS.
+# RAPFI_NETWORKS_SRC, RAPFI_ARCH, EDAX_SRC, EDAX_EVAL, EDAX_ARCH, JOBS.
 #
 # Layout of the prefix: bin/ (what to run), libexec/<engine>/ (the binaries and the data files
 # they read), src/ and build/ (kept so that a rebuild is quick; safe to delete afterwards).
@@ -29,12 +34,22 @@ RAPFI_COMMIT=3aedf3a2ab0ab710a9f3d00e57d5287ceb864894
 # RAPFI_COMMIT records; the hash guards whichever source they come from.
 RAPFI_MODEL=model220723.bin
 RAPFI_MODEL_SHA256=834889c21f4ca859d30acdc6864f30fa73c5326714ea7e9bfb44075a7099ce33
+# Edax 4.6 plus upstream's fixes of 2025-03-10 (master; the aligned_alloc size of the hash table,
+# endgame move ordering, book tools). Its weights are not in git: only Edax's GitHub releases
+# carry them, as eval.7z (v4.4's file, which 4.6 reads). EDAX_EVAL_BYTES is what Edax reads of it
+# (a 28-byte header, then 61 plies x 114364 int16 weights); no SHA-256 is pinned because the file
+# could not be had where this script was written.
+EDAX_COMMIT=14f048c05ddfa385b6bf954a9c2905bbe677e9d3
+EDAX_EVAL_BYTES=13952436
 
 PREFIX=${HEXJAX_ENGINES:-$HOME/.local/share/hexjax-engines}
 MOHEX_SRC=${MOHEX_SRC:-https://github.com/cgao3/benzene-vanilla-cmake.git}
 RAPFI_SRC=${RAPFI_SRC:-https://github.com/dhbloo/rapfi.git}
 RAPFI_NETWORKS_SRC=${RAPFI_NETWORKS_SRC:-https://github.com/dhbloo/rapfi-networks.git}
 RAPFI_ARCH=${RAPFI_ARCH:-auto}
+EDAX_SRC=${EDAX_SRC:-https://github.com/abulmo/edax-reversi.git}
+EDAX_EVAL=${EDAX_EVAL:-https://github.com/abulmo/edax-reversi/releases/download/v4.4/eval.7z}
+EDAX_ARCH=${EDAX_ARCH:-auto}
 JOBS=${JOBS:-}
 ONLY=""
 FORCE=0
@@ -47,21 +62,25 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 while [[ $# -gt 0 ]]; do
     case $1 in
         --prefix) PREFIX=${2:?--prefix needs a directory}; shift ;;
-        --only) ONLY=${2:?--only needs mohex or rapfi}; shift ;;
+        --only) ONLY=${2:?--only needs mohex, rapfi or edax}; shift ;;
         --force) FORCE=1 ;;
         --jobs) JOBS=${2:?--jobs needs a number}; shift ;;
         --mohex-src) MOHEX_SRC=${2:?--mohex-src needs a directory or URL}; shift ;;
         --rapfi-src) RAPFI_SRC=${2:?--rapfi-src needs a directory or URL}; shift ;;
         --rapfi-networks-src) RAPFI_NETWORKS_SRC=${2:?--rapfi-networks-src needs a directory or URL}; shift ;;
         --rapfi-arch) RAPFI_ARCH=${2:?--rapfi-arch needs a value}; shift ;;
+        --edax-src) EDAX_SRC=${2:?--edax-src needs a directory or URL}; shift ;;
+        --edax-eval) EDAX_EVAL=${2:?--edax-eval needs a file or URL}; shift ;;
+        --edax-arch) EDAX_ARCH=${2:?--edax-arch needs a value}; shift ;;
         --no-apt) APT=0 ;;
         -h | --help) usage; exit 0 ;;
         *) usage >&2; die "unknown argument: $1" ;;
     esac
     shift
 done
-case $ONLY in "" | mohex | rapfi) ;; *) die "--only takes mohex or rapfi, not '$ONLY'" ;; esac
+case $ONLY in "" | mohex | rapfi | edax) ;; *) die "--only takes mohex, rapfi or edax, not '$ONLY'" ;; esac
 case $RAPFI_ARCH in auto | native | avx512 | avx2 | sse | generic) ;; *) die "unknown --rapfi-arch '$RAPFI_ARCH'" ;; esac
+case $EDAX_ARCH in auto | native | x86-64-v4 | x86-64-v3 | x86-64-v2 | x86-64) ;; *) die "unknown --edax-arch '$EDAX_ARCH'" ;; esac
 [[ -z $JOBS || $JOBS =~ ^[1-9][0-9]*$ ]] || die "--jobs takes a positive number, not '$JOBS'"
 mkdir -p "$PREFIX"
 PREFIX=$(cd "$PREFIX" && pwd)
@@ -75,11 +94,11 @@ NICE=(nice -n 10)
 ncpu=$(nproc)
 mem_gb=$(awk '/^MemAvailable:/ { print int($2 / 1048576) }' /proc/meminfo)
 if [[ -n $JOBS ]]; then
-    MOHEX_JOBS=$JOBS RAPFI_JOBS=$JOBS
+    MOHEX_JOBS=$JOBS RAPFI_JOBS=$JOBS EDAX_JOBS=$JOBS
 else
     MOHEX_JOBS=$((mem_gb / 8 < ncpu ? mem_gb / 8 : ncpu))
     ((MOHEX_JOBS >= 1)) || MOHEX_JOBS=1
-    RAPFI_JOBS=$ncpu
+    RAPFI_JOBS=$ncpu EDAX_JOBS=$ncpu
 fi
 
 # --- Debian packages -------------------------------------------------------------------------
@@ -90,6 +109,8 @@ install_packages() {
         pkgs+=(libboost-thread-dev libboost-system-dev libboost-filesystem-dev
             libboost-program-options-dev libboost-date-time-dev libdb-dev)
     fi
+    # 7z unpacks Edax's weights (eval.7z), curl downloads them.
+    if wanted edax; then pkgs+=(p7zip-full curl); fi
     local missing=() p
     for p in "${pkgs[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -110,11 +131,12 @@ if ((APT)); then
         install_packages
     else
         say "no apt-get here: install a C++17 compiler, cmake >= 3.18, git, Boost (thread system" \
-            "filesystem program_options date_time) and Berkeley DB (db.h) yourself"
+            "filesystem program_options date_time) and Berkeley DB (db.h) yourself; for Edax, gcc," \
+            "curl and 7z"
     fi
 fi
-command -v git >/dev/null && command -v cmake >/dev/null && command -v make >/dev/null ||
-    die "git, cmake and make are needed"
+command -v git >/dev/null && command -v make >/dev/null || die "git and make are needed"
+if wanted mohex || wanted rapfi; then command -v cmake >/dev/null || die "cmake is needed"; fi
 
 # --- Sources -----------------------------------------------------------------------------------
 
@@ -315,8 +337,102 @@ EOF
     say "Rapfi built in $(elapsed "$t0"): $PREFIX/bin/pbrain-rapfi"
 }
 
+
+# --- Edax --------------------------------------------------------------------------------------
+
+edax_arch() {
+    local arch=$EDAX_ARCH flags
+    flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
+    if [[ $arch == auto ]]; then
+        # x86-64-v3 (AVX2, BMI2, LZCNT) like Rapfi's AVX2 build: nearly every x86-64 machine of
+        # the last decade, unlike -march=native.
+        if [[ $(uname -m) != x86_64 ]]; then arch=native
+        elif [[ $flags == *" avx2"* && $flags == *" bmi2"* && $flags == *" abm"* ]]; then arch=x86-64-v3
+        elif [[ $flags == *" popcnt"* && $flags == *" sse4_2"* ]]; then arch=x86-64-v2
+        else arch=x86-64
+        fi
+    fi
+    say "Edax instruction set: $arch" >&2
+    echo "$arch"
+}
+
+# edax_weights SRC OUT: OUT becomes Edax's data/eval.dat, from SRC (eval.dat itself, or an
+# archive holding it: a URL or a file), checked to be an Edax weight file of the right size.
+edax_weights() {
+    local src=$1 out=$2 tmp file
+    tmp=$(mktemp -d)
+    file=$src
+    if [[ ! -e $src ]]; then
+        [[ $src == *://* ]] || die "--edax-eval: no such file: $src"
+        say "downloading Edax's weights from $src"
+        file=$tmp/$(basename "$src")
+        curl -fsSL --connect-timeout 20 --retry 2 -o "$file" "$src" || {
+            rm -rf "$tmp"
+            die "cannot download Edax's weights from $src. Edax cannot play without them" \
+                "(data/eval.dat, 14 MB; upstream ships them only in its GitHub releases, as eval.7z)." \
+                "Get eval.7z or eval.dat elsewhere and pass it: --edax-eval FILE"
+        }
+    fi
+    if [[ $(head -c 4 "$file") != "EDAX" && $(head -c 4 "$file") != "XADE" ]]; then
+        # Not the weights themselves: an archive (eval.7z, or any format 7z reads) holding them.
+        command -v 7z >/dev/null || die "7z is needed to unpack $src (Debian: p7zip-full)"
+        7z x -y -o"$tmp/x" "$file" >/dev/null || die "cannot unpack $src with 7z"
+        file=$(find "$tmp/x" -type f -name eval.dat | head -n 1)
+        [[ -n $file ]] || die "$src holds no eval.dat"
+    fi
+    local head bytes
+    head=$(head -c 8 "$file")
+    bytes=$(stat -c %s "$file")
+    [[ $head == EDAXEVAL || $head == XADELAVE ]] || die "$src is not an Edax weight file (header)"
+    ((bytes >= EDAX_EVAL_BYTES)) || die "$src is truncated: $bytes bytes, Edax reads $EDAX_EVAL_BYTES"
+    install -m 644 "$file" "$out"
+    rm -rf "$tmp"
+    say "Edax's weights: $bytes bytes, sha256 $(sha256sum "$out" | cut -d' ' -f1)"
+}
+
+build_edax() {
+    local dest=$PREFIX/libexec/edax src=$PREFIX/src/edax-reversi
+    local build=$PREFIX/build/edax log=$PREFIX/build/edax.log
+    if ((!FORCE)) && [[ -x $dest/edax && -s $dest/data/eval.dat &&
+        $(cat "$dest/COMMIT" 2>/dev/null) == "$EDAX_COMMIT" ]]; then
+        say "Edax already built at ${EDAX_COMMIT:0:7} ($dest); --force rebuilds it"
+        return
+    fi
+    local t0=$SECONDS
+    # The weights first: without them the binary is of no use, so a missing file fails early.
+    rm -rf "$build" && mkdir -p "$build" && : >"$log"
+    edax_weights "$EDAX_EVAL" "$build/eval.dat"
+    checkout "$EDAX_SRC" "$EDAX_COMMIT" "$src"
+    local arch
+    arch=$(edax_arch)
+    command -v gcc >/dev/null || die "gcc is needed for Edax"
+    say "building Edax with $EDAX_JOBS job(s); log in $log"
+    # One translation unit (all.c) with link-time optimisation; DFLAGS comes after the
+    # Makefile's -flto=auto, so the number of LTO jobs is ours.
+    run_logged "$log" make -C "$src/src" build CC=gcc OS=linux ARCH="$arch" BIN="$build" \
+        DFLAGS="-flto=$EDAX_JOBS"
+    local stage=$dest.new
+    rm -rf "$stage" && mkdir -p "$stage/data" "$PREFIX/bin"
+    install -m 755 "$build/lEdax-$arch" "$stage/edax"
+    mv "$build/eval.dat" "$stage/data/eval.dat"
+    echo "$EDAX_COMMIT" >"$stage/COMMIT"
+    rm -rf "$dest" && mv "$stage" "$dest"
+    cat >"$PREFIX/bin/edax" <<'EOF'
+#!/bin/sh
+# Edax with the weights installed beside it, one search thread, and an opening book only if
+# libexec/edax/data/book.dat exists (none is installed). Options given later override these
+# (-n 2, -book-file FILE); -l N sets the level (default 21), -gtp speaks GTP. Edax also reads
+# ./edax.ini, if there is one, where it is started.
+dir="$(dirname "$(readlink -f "$0")")/../libexec/edax"
+exec "$dir/edax" -eval-file "$dir/data/eval.dat" -book-file "$dir/data/book.dat" -n 1 "$@"
+EOF
+    chmod 755 "$PREFIX/bin/edax"
+    say "Edax built in $(elapsed "$t0"): $PREFIX/bin/edax"
+}
+
 if wanted mohex; then build_mohex; fi
 if wanted rapfi; then build_rapfi; fi
+if wanted edax; then build_edax; fi
 
 # --- How to use them ---------------------------------------------------------------------------
 
@@ -337,6 +453,13 @@ if wanted rapfi; then
 
   Rapfi (Gomoku/renju, Gomocup protocol on stdin/stdout; rule 0 freestyle, 1 standard, 4 renju):
     printf 'START 15\nINFO rule 0\nINFO max_node 100000\nBEGIN\nEND\n' | $PREFIX/bin/pbrain-rapfi
+EOF
+fi
+if wanted edax; then
+    cat <<EOF
+
+  Edax (Othello 8x8, GTP on stdin/stdout with -gtp; -l N for its level, 0 to 60):
+    printf 'boardsize 8\nclear_board\nplay b d3\ngenmove w\nshowboard\nquit\n' | $PREFIX/bin/edax -gtp -l 10
 EOF
 fi
 echo
