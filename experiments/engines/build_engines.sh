@@ -356,24 +356,27 @@ edax_arch() {
     echo "$arch"
 }
 
+# magic FILE N: the first N bytes of FILE, those that are not capital letters as dots.
+magic() { head -c "$2" "$1" | tr -c 'A-Z' '.'; }
+
 # edax_weights SRC OUT: OUT becomes Edax's data/eval.dat, from SRC (eval.dat itself, or an
 # archive holding it: a URL or a file), checked to be an Edax weight file of the right size.
+# The download and unpacking happen in OUT's folder.
 edax_weights() {
     local src=$1 out=$2 tmp file
-    tmp=$(mktemp -d)
+    tmp=$(dirname "$out")/weights
+    rm -rf "$tmp" && mkdir -p "$tmp"
     file=$src
     if [[ ! -e $src ]]; then
         [[ $src == *://* ]] || die "--edax-eval: no such file: $src"
         say "downloading Edax's weights from $src"
         file=$tmp/$(basename "$src")
-        curl -fsSL --connect-timeout 20 --retry 2 -o "$file" "$src" || {
-            rm -rf "$tmp"
+        curl -fsSL --connect-timeout 20 --retry 2 -o "$file" "$src" ||
             die "cannot download Edax's weights from $src. Edax cannot play without them" \
                 "(data/eval.dat, 14 MB; upstream ships them only in its GitHub releases, as eval.7z)." \
                 "Get eval.7z or eval.dat elsewhere and pass it: --edax-eval FILE"
-        }
     fi
-    if [[ $(head -c 4 "$file") != "EDAX" && $(head -c 4 "$file") != "XADE" ]]; then
+    if [[ $(magic "$file" 4) != EDAX && $(magic "$file" 4) != XADE ]]; then
         # Not the weights themselves: an archive (eval.7z, or any format 7z reads) holding them.
         command -v 7z >/dev/null || die "7z is needed to unpack $src (Debian: p7zip-full)"
         7z x -y -o"$tmp/x" "$file" >/dev/null || die "cannot unpack $src with 7z"
@@ -381,7 +384,7 @@ edax_weights() {
         [[ -n $file ]] || die "$src holds no eval.dat"
     fi
     local head bytes
-    head=$(head -c 8 "$file")
+    head=$(magic "$file" 8)
     bytes=$(stat -c %s "$file")
     [[ $head == EDAXEVAL || $head == XADELAVE ]] || die "$src is not an Edax weight file (header)"
     ((bytes >= EDAX_EVAL_BYTES)) || die "$src is truncated: $bytes bytes, Edax reads $EDAX_EVAL_BYTES"
