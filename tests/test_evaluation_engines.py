@@ -106,7 +106,7 @@ def test_an_engine_that_cannot_start_stops_the_match_with_its_reason():
 
 def test_engine_specs_are_checked_before_anything_starts():
     hex5, gomoku = hexjax.make("hex", size=5), hexjax.make("gomoku", size=9)
-    with pytest.raises(ValueError, match="gtp engines play hex, not gomoku"):
+    with pytest.raises(ValueError, match="gtp engines play hex or othello, not gomoku"):
         engines.check_spec(GTP, gomoku)
     with pytest.raises(ValueError, match="gomocup engines play gomoku, not hex"):
         engines.check_spec(GOMOCUP, hex5)
@@ -216,3 +216,25 @@ def test_a_command_lost_just_after_an_engines_move_is_asked_again(tmp_path):
     sent = log.read_text().splitlines()
     second_move = [i for i, line in enumerate(sent) if line.startswith("TURN")][0]
     assert sent[second_move + 1 : second_move + 3] == ["ABOUT", "ABOUT"]  # the first was lost
+
+
+OTHELLO_GTP = f"gtp:{shlex.quote(sys.executable)} {SUPPORT / 'fake_othello_gtp_engine.py'}"
+
+
+def test_othello_games_over_gtp_pass_when_a_side_must_and_end_as_the_rules_say():
+    game = hexjax.make("othello", size=8)
+    games = match(game, OTHELLO_GTP, games=4, openings=[[], ["d3"]])
+    for played in games:
+        state = game.from_moves(played.actions)  # every move legal, passes included
+        assert bool(state.terminated) and played.ended == RULES
+        assert played.verdict == int(state.winner)  # its disc count agrees (no draws here)
+    passes = sum(a == game.pass_action for g in games for a in g.actions)
+    assert passes >= 1, "no game needed a pass: the test would not check them"
+
+
+def test_an_illegal_othello_move_loses_the_game():
+    game = hexjax.make("othello", size=8)
+    games = match(game, OTHELLO_GTP + " --illegal-at 1")
+    assert games[0].ended == "illegal move" and "a1" in games[0].detail
+    with pytest.raises(ValueError, match="gtp engines play hex or othello, not gomoku"):
+        engines.check_spec(OTHELLO_GTP, hexjax.make("gomoku", size=9))

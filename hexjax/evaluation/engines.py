@@ -1,5 +1,6 @@
-"""External engines as opponents: a GTP engine for Hex (MoHex, KataHex, another hexjax) and a
-Gomocup brain for Gomoku and renju (Rapfi, Embryo, another hexjax), each a process over pipes.
+"""External engines as opponents: a GTP engine for Hex (MoHex, KataHex, another hexjax) or
+Othello (Edax), and a Gomocup brain for Gomoku and renju (Rapfi, Embryo, another hexjax), each a
+process over pipes.
 
 `engine_opponent(spec, game, setup)` makes one from `gtp:COMMAND` or `gomocup:COMMAND`. An
 opponent plays games one at a time: `new_game(actions)` sets the position (an opening),
@@ -40,7 +41,7 @@ __all__ = [
     "is_engine",
 ]
 
-KINDS = {"gtp": "hex", "gomocup": "gomoku"}  # protocol -> the game it plays
+KINDS = {"gtp": ("hex", "othello"), "gomocup": ("gomoku",)}  # protocol -> the games it plays
 RESIGN = -1  # `ask`'s answer when the engine resigns
 DEFAULT_TIMEOUT_S = 120.0  # the longest a move (or START, boardsize) may take
 _START_TIMEOUT_S = 60.0  # the first answer of a new process (loading, compiling)
@@ -68,8 +69,9 @@ def check_spec(spec: str, game: Game) -> list[str]:
     kind, _, command = spec.partition(":")
     if kind not in KINDS:
         raise ValueError(f"{spec!r} is not an engine: use gtp:COMMAND or gomocup:COMMAND")
-    if KINDS[kind] != game.name:
-        raise ValueError(f"{kind} engines play {KINDS[kind]}, not {game.name}: {spec!r}")
+    if game.name not in KINDS[kind]:
+        games = " or ".join(KINDS[kind])
+        raise ValueError(f"{kind} engines play {games}, not {game.name}: {spec!r}")
     try:
         argv = shlex.split(command)
     except ValueError as error:
@@ -239,9 +241,10 @@ class EngineOpponent:
 
 
 class GtpOpponent(EngineOpponent):
-    """Hex over GTP. Cells are HexGui's (hexjax's notation): column letter, row from 1 at the
-    top; Black joins top and bottom and moves first. The verdict is `final_score` where the
-    engine knows it."""
+    """Hex or Othello over GTP. Cells are hexjax's notation, HexGui's and Edax's: column
+    letter, row from 1 at the top; Black moves first (in Hex joining top and bottom). Hex's swap
+    is `swap-pieces`, Othello's pass `pass`. The verdict is `final_score` where the engine
+    knows it."""
 
     goodbye = "quit"
 
@@ -280,9 +283,9 @@ class GtpOpponent(EngineOpponent):
         return {"B": 0, "W": 1}.get(answer[:1]) if answer[1:2] == "+" else None
 
     def _cell(self, action: int) -> str:
-        return (
-            "swap-pieces" if action == self.game.num_cells else self.game.action_to_string(action)
-        )
+        if self.game.name == "hex" and action == self.game.num_cells:
+            return "swap-pieces"
+        return self.game.action_to_string(action)  # Othello's pass: "pass"
 
     def _command(self, command: str, deadline: float | None = None) -> str:
         """The answer to one GTP command ('= result'); EngineFailure 'refused' on '? message'."""
