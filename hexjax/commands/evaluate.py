@@ -5,8 +5,9 @@ Opponents by spec: `random`, `greedy`, `mcts:N` (UCT with random playouts, N sim
 `checkpoint:PATH[@STEP]` (another run's agent, as it plays), `model:NAME` (a shipped model);
 either with `:N` searches N simulations its own default way, whatever the agent's search flags
 (`--model hex7 --simulations 1024 --opponent model:hex7:64`: what more search buys). External
-engines: `gtp:"COMMAND ARGS"` (Hex: MoHex, another hexjax-gtp; Othello: Edax) and `gomocup:"COMMAND ARGS"`
-(Gomoku, renju: Rapfi, another hexjax-gomocup), each set up by the `--opponent-setup LINE`s that
+engines: `gtp:"COMMAND ARGS"` (Hex: MoHex, another hexjax-gtp; Othello: Edax) and
+`gomocup:"COMMAND ARGS"` (Gomoku, renju: Rapfi, another hexjax-gomocup), each set up by the
+`--opponent-setup LINE`s that
 follow it (GTP commands, or Gomocup INFO lines: `param_mohex max_games 1000`, `INFO max_node
 10000`); hexjax referees their games (an illegal move, a foul, a crash or a timeout loses the
 game and is reported; docs/engines.md). An
