@@ -7,14 +7,13 @@ either with `:N` searches N simulations its own default way, whatever the agent'
 (`--model hex7 --simulations 1024 --opponent model:hex7:64`: what more search buys). External
 engines: `gtp:"COMMAND ARGS"` (Hex: MoHex, another hexjax-gtp; Othello: Edax) and
 `gomocup:"COMMAND ARGS"` (Gomoku, renju: Rapfi, another hexjax-gomocup), each set up by the
-`--opponent-setup LINE`s that
-follow it (GTP commands, or Gomocup INFO lines: `param_mohex max_games 1000`, `INFO max_node
-10000`); hexjax referees their games (an illegal move, a foul, a crash or a timeout loses the
-game and is reported; docs/engines.md). An
-AlphaZero agent searches
-`--simulations` per move deterministically (Gumbel without noise, its considered actions growing
-with the count unless `--considered-actions N`; `--search puct` for PUCT); a DQN or PPO run's agent
-(train_dqn.py, train_ppo.py) plays its network's best legal action, without search. Games alternate
+`--opponent-setup LINE`s that follow it (GTP commands, or Gomocup INFO lines: `param_mohex
+max_games 1000`, `INFO max_node 10000`); hexjax referees their games (an illegal move, a foul,
+a crash or a timeout loses the game and is reported; docs/engines.md). An AlphaZero agent
+searches `--simulations` per move deterministically (Gumbel without noise, its considered
+actions growing with the count unless `--considered-actions N`; `--search puct` for PUCT); a DQN
+or PPO run's agent (train_dqn.py, train_ppo.py) plays its network's best legal action, without
+search. Games alternate
 colours, and each opening (`--opening-plies` random plies, the lines of an `--openings` file, or
 `--openings first-moves`: every legal first move, `first-moves:K`: K of them spread over the
 board) is played once with each colour. Prints a
