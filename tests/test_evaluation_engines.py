@@ -110,6 +110,8 @@ def test_engine_specs_are_checked_before_anything_starts():
         engines.check_spec(GTP, gomoku)
     with pytest.raises(ValueError, match="gomocup engines play gomoku, not hex"):
         engines.check_spec(GOMOCUP, hex5)
+    with pytest.raises(ValueError, match="Gomocup engines play five in a row, not 4"):
+        engines.check_spec(GOMOCUP, hexjax.make("gomoku", size=7, win_length=4))
     with pytest.raises(ValueError, match="engine program not found: 'no-such-engine'"):
         engines.check_spec("gtp:no-such-engine --flag", hex5)
     with pytest.raises(ValueError, match="names no command"):

@@ -72,6 +72,8 @@ def check_spec(spec: str, game: Game) -> list[str]:
     if game.name not in KINDS[kind]:
         games = " or ".join(KINDS[kind])
         raise ValueError(f"{kind} engines play {games}, not {game.name}: {spec!r}")
+    if game.name == "gomoku" and game.win_length != 5:
+        raise ValueError(f"Gomocup engines play five in a row, not {game.win_length}: {spec!r}")
     try:
         argv = shlex.split(command)
     except ValueError as error:
