@@ -96,6 +96,8 @@ def test_one_step_writes_its_record_and_shows_progress_while_it_plays(tiny_run, 
             "'param_mohex max_games 9' refused: unknown command param_mohex",
         ),  # fmt: skip
         (["--opponent-timeout", "0"], "--opponent-timeout must be positive"),
+        (["--move-time", "0"], "--move-time must be positive, got 0.0"),
+        (["--move-time", "1"], "--move-time applies to matches against engines"),
         (["--openings", "first-moves:x"], "expected first-moves:K, K a number"),
         (["--openings", "first-moves:17"], "17 first moves asked, 16 exist"),
     ],
@@ -143,6 +145,43 @@ def test_engine_matches_are_refereed_recorded_and_reported(tiny_run, tmp_path, c
     # Every opening (one random ply here) is played once with each colour.
     lines = records[0].read_text().splitlines()
     assert [line.split()[0] for line in lines[:2]] == [line.split()[0] for line in lines[2:]]
+
+
+def test_under_a_move_time_the_agent_searches_what_fits_up_to_its_simulations(tiny_run, tmp_path):
+    """With time to spare the clock searches --simulations, so the games are those of the
+    untimed agent at that count (the search and the engine are deterministic)."""
+    records = {}
+    for name, timed in (("untimed", []), ("timed", ["--move-time", "1000"])):
+        out = tmp_path / name / "evaluation.json"
+        argv = ["--checkpoint", str(tiny_run), "--games", "4", "--simulations", "4",
+                "--opponent", f"gtp:{FAKE_GTP}", "--opening-plies", "1", "--out", str(out),
+                "--records", *timed]  # fmt: skip
+        assert evaluate_command.main(argv) == 0
+        record = json.loads(out.read_text())
+        assert record["move_time"] == (1000.0 if timed else None)
+        assert record["results"][f"gtp:{FAKE_GTP}"]["engine"]["engine_failures"] == []
+        written = tiny_run / "records" / f"{evaluate_command._file_name(f'gtp:{FAKE_GTP}')}.txt"
+        records[name] = written.read_text()
+    assert records["timed"] == records["untimed"]
+
+
+def test_a_model_from_another_directory(tiny_run, tmp_path, capsys):
+    """--model-dir: an earlier model (taken from git, say) plays as a shipped one does."""
+    from hexjax.play import models
+
+    trained = restore.load_agent(tiny_run)
+    models.export(trained.config, trained.params, "tiny4", {"trained": {}}, tmp_path / "old")
+    out = tmp_path / "eval" / "evaluation.json"
+    argv = ["--model", "tiny4", "--model-dir", str(tmp_path / "old"), "--games", "2",
+            "--simulations", "2", "--out", str(out)]  # fmt: skip
+    assert evaluate_command.main(argv) == 0
+    settings = json.loads(out.read_text())
+    assert settings["model"] == "tiny4" and settings["model_dir"] == str(tmp_path / "old")
+    assert "agent: model tiny4" in capsys.readouterr().out
+    argv = ["--model", "hex7", "--model-dir", str(tmp_path / "old")]
+    assert evaluate_command.main(argv) == 2
+    error = capsys.readouterr().err
+    assert "no model 'hex7' in" in error and "(models: tiny4)" in error
 
 
 def test_a_directory_without_checkpoints(tmp_path, capsys):

@@ -9,7 +9,9 @@ engines: `gtp:"COMMAND ARGS"` (Hex: MoHex, another hexjax-gtp; Othello: Edax) an
 `gomocup:"COMMAND ARGS"` (Gomoku, renju: Rapfi, another hexjax-gomocup), each set up by the
 `--opponent-setup LINE`s that follow it (GTP commands, or Gomocup INFO lines: `param_mohex
 max_games 1000`, `INFO max_node 10000`); hexjax referees their games (an illegal move, a foul,
-a crash or a timeout loses the game and is reported; docs/engines.md). An AlphaZero agent
+a crash or a timeout loses the game and is reported; docs/engines.md); `--move-time S` gives the
+agent S seconds a move against them, searching what fits as the engine front ends do under a
+clock. `--model-dir DIR` reads --model from DIR (an earlier model, say). An AlphaZero agent
 searches `--simulations` per move deterministically (Gumbel without noise, its considered
 actions growing with the count unless `--considered-actions N`; `--search puct` for PUCT); a DQN
 or PPO run's agent (train_dqn.py, train_ppo.py) plays its network's best legal action, without
@@ -59,7 +61,8 @@ from hexjax.evaluation import (
     tournament,
 )
 from hexjax.games import applies_only
-from hexjax.play import models
+from hexjax.play import agent as play_agent
+from hexjax.play import clock, models
 from hexjax.training import restore
 from hexjax.training.checkpoint import CheckpointError
 from hexjax.training.progress import ProgressLine
@@ -67,6 +70,7 @@ from hexjax.training.restore import TrainedAgent
 
 FIRST_MOVES = "first-moves"  # --openings: every legal first move
 DEFAULT_GAMES = 200
+TIMED_SIMULATIONS = 4096  # the most a move may search under --move-time
 # The flags of the arena games, which the fixed positions (puzzles, solved openings) do not play.
 _ARENA_FLAGS = ("games", "opening_plies", "openings", "records")
 
@@ -85,7 +89,9 @@ def _search_options(args) -> dict:
 def _load(args, step) -> TrainedAgent:
     """The agent to evaluate: a run's checkpoint at `step`, or the shipped model --model."""
     if args.model:
-        return models.trained_agent(args.model, args.simulations, **_search_options(args))
+        return models.trained_agent(
+            args.model, args.simulations, args.model_dir, **_search_options(args)
+        )
     return restore.load_agent(args.checkpoint, step, args.simulations, **_search_options(args))
 
 
@@ -95,6 +101,11 @@ def _parse(argv):
     source.add_argument("--checkpoint", help="a run's workdir")
     source.add_argument(
         "--model", help="a shipped model by name (hex7, gomoku9, ...); output in evaluations/NAME"
+    )
+    parser.add_argument(
+        "--model-dir",
+        default=str(models.MODELS_DIR),
+        help="where --model is (default: the shipped models; e.g. an earlier one taken from git)",
     )
     parser.add_argument("--step", type=int, help="checkpoint step (default: the newest readable)")
     parser.add_argument(
@@ -122,6 +133,13 @@ def _parse(argv):
         default=1,
         metavar="N",
         help="engine processes playing at once, a share of the games each (default 1)",
+    )
+    parser.add_argument(
+        "--move-time",
+        type=float,
+        metavar="SECONDS",
+        help="against engines: the agent gets this many seconds a move and searches what fits "
+        "(up to --simulations, default 4096), as hexjax-gtp and hexjax-gomocup do under a clock",
     )
     parser.add_argument("--games", type=int, help=f"a match (default {DEFAULT_GAMES})")
     parser.add_argument(
@@ -183,11 +201,14 @@ def _parse(argv):
     _check_mode_flags(args)
     args.simulations_given = args.simulations is not None
     args.games = DEFAULT_GAMES if args.games is None else args.games
-    args.simulations = PLAY_SIMULATIONS if args.simulations is None else args.simulations
+    default_simulations = TIMED_SIMULATIONS if args.move_time else PLAY_SIMULATIONS
+    args.simulations = default_simulations if args.simulations is None else args.simulations
     if args.games < 2 or args.games % 2:
         raise ValueError(f"--games must be even and at least 2, got {args.games}")
     if args.cpu_devices is not None and args.cpu_devices < 1:
         raise ValueError(f"--cpu-devices must be at least 1, got {args.cpu_devices}")
+    if args.move_time is not None and not args.move_time > 0:
+        raise ValueError(f"--move-time must be positive, got {args.move_time}")
     if args.opponent_timeout <= 0 or args.engine_jobs < 1:
         raise ValueError("--opponent-timeout must be positive and --engine-jobs at least 1")
     args.opponent_setup = args.opponent_setup or {}
@@ -409,6 +430,13 @@ def main(argv=None) -> int:
                 "engines (gtp:, gomocup:) play matches; --elo, --solver-accuracy and --puzzles "
                 "take hexjax's own opponents"
             )
+        if args.move_time and not all(engines.is_engine(spec) for spec in specs):
+            raise ValueError(
+                "--move-time applies to matches against engines (gtp:, gomocup:); hexjax's own "
+                "opponents play batched games by --simulations"
+            )
+        if args.move_time and not latest.algorithm.searches:
+            raise ValueError(f"--move-time applies to agents that search, not to {latest.source}")
     except (ValueError, CheckpointError, models.ModelError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -445,6 +473,7 @@ def main(argv=None) -> int:
         q_values=latest.algorithm.name == "dqn",
     )
     out = pathlib.Path(args.out or out_dir / "evaluation.json")
+    out.parent.mkdir(parents=True, exist_ok=True)  # --out may name a folder not made yet
     out.write_text(json.dumps(record, indent=2))
     return 0
 
@@ -477,8 +506,10 @@ def _settings(args, game) -> dict:
     return {
         "checkpoint": args.checkpoint,
         "model": args.model,
+        "model_dir": args.model_dir if args.model else None,
         "game": repr(game),
         "simulations": args.simulations,
+        "move_time": args.move_time,
         "considered_actions": args.considered_actions,
         "search": args.search,
         "opening_plies": args.opening_plies,
@@ -567,12 +598,15 @@ def _engine_match(args, game, start_engine, openings):
                                         starts)  # fmt: skip
 
     def play(agent: TrainedAgent, key, report):
-        move = _one_position(agent)
-        move(game.from_moves(rows[0]), key)  # compiled before any move is timed
+        if args.move_time:
+            agent_move = _timed_moves(agent, args.move_time)
+        else:
+            move = _one_position(agent)
+            move(game.from_moves(rows[0]), key)  # compiled before any move is timed
+            agent_move = lambda state: move(state, key)  # noqa: E731
         return engine_match.play_engine_match(
-            game, lambda state: move(state, key), start_engine, rows, args.games,
-            jobs=args.engine_jobs, report=report,
-        )  # fmt: skip
+            game, agent_move, start_engine, rows, args.games, jobs=args.engine_jobs, report=report
+        )
 
     return play
 
@@ -587,6 +621,20 @@ def _one_position(agent: TrainedAgent):
         return player(jax.random.fold_in(key, state.step_count), batch)[0]
 
     return lambda state, key: int(choose(state, key))
+
+
+def _timed_moves(agent: TrainedAgent, seconds: float):
+    """state -> the agent's action within `seconds`, as the engine front ends play under a
+    clock: `SearchClock` picks the largest compiled simulation count (up to the agent's
+    --simulations) whose measured time fits; every count is compiled before the first move."""
+    player = play_agent.Agent(
+        agent.config, agent.params, agent.source, agent.simulations,
+        considered_actions=agent.considered_actions, search_policy=agent.search_policy,
+    )  # fmt: skip
+    timer = clock.SearchClock(agent.simulations)
+    timer.prepare(player)
+    timer.wait()
+    return lambda state: timer.move(player, state, seconds).action
 
 
 def _as_arena_games(games, game) -> arena.ArenaGames:
