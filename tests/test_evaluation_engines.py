@@ -223,15 +223,23 @@ def test_a_command_lost_just_after_an_engines_move_is_asked_again(tmp_path):
 OTHELLO_GTP = f"gtp:{shlex.quote(sys.executable)} {SUPPORT / 'fake_othello_gtp_engine.py'}"
 
 
-def test_othello_games_over_gtp_pass_when_a_side_must_and_end_as_the_rules_say():
+@pytest.mark.parametrize("flags", ["", " --refuse-pass"])
+def test_othello_games_over_gtp_pass_when_a_side_must_and_end_as_the_rules_say(flags):
+    """With --refuse-pass the engine, as GRhino does, refuses to be told a pass and passes by
+    itself: the games go on in step all the same."""
     game = hexjax.make("othello", size=8)
-    games = match(game, OTHELLO_GTP, games=4, openings=[[], ["d3"]])
+    games = match(game, OTHELLO_GTP + flags, games=4, openings=[[], ["d3"]])
+    agent_passes = 0
     for played in games:
         state = game.from_moves(played.actions)  # every move legal, passes included
         assert bool(state.terminated) and played.ended == RULES
         assert played.verdict == int(state.winner)  # its disc count agrees (no draws here)
-    passes = sum(a == game.pass_action for g in games for a in g.actions)
-    assert passes >= 1, "no game needed a pass: the test would not check them"
+        state = game.new_state()
+        for action in played.actions:
+            mover_is_agent = int(state.current_player) == (0 if played.agent_black else 1)
+            agent_passes += mover_is_agent and action == game.pass_action
+            state = game.host_step(state, action)
+    assert agent_passes >= 1, "the agent never passed: telling a pass would go unchecked"
 
 
 def test_an_illegal_othello_move_loses_the_game():

@@ -4,10 +4,12 @@
 #   mohex         MoHex 2.0, Hex over GTP (benzene-vanilla-cmake)
 #   pbrain-rapfi  Rapfi, Gomoku/renju over the Gomocup protocol, classical evaluation
 #   edax          Edax, Othello 8x8 over GTP (edax -gtp); needs its weights data/eval.dat
+#   gtp-rhino     GRhino, Othello 8x8 over GTP, Debian's build (weaker than Edax, but its data
+#                 comes from the package archive)
 #
 # Usage: experiments/engines/build_engines.sh [options]
 #   --prefix DIR            install here (default: $HEXJAX_ENGINES or ~/.local/share/hexjax-engines)
-#   --only mohex|rapfi|edax build one engine
+#   --only mohex|rapfi|edax|grhino   build one engine
 #   --force                 rebuild even if the engine is already built at its pinned commit
 #   --jobs N                parallel compiles (default: one per CPU; for MoHex also one per 8 GB free)
 #   --mohex-src DIR|URL     git repository (bare or not) or plain source tree to build MoHex from
@@ -41,6 +43,9 @@ RAPFI_MODEL_SHA256=834889c21f4ca859d30acdc6864f30fa73c5326714ea7e9bfb44075a7099c
 # could not be had where this script was written.
 EDAX_COMMIT=14f048c05ddfa385b6bf954a9c2905bbe677e9d3
 EDAX_EVAL_BYTES=13952436
+# GRhino 0.16.1 as Debian bookworm builds it: the binary from the package grhino (whose other
+# dependencies are a GUI's, so it is unpacked, not installed), its book from grhino-data.
+GRHINO_VERSION=0.16.1-4
 
 PREFIX=${HEXJAX_ENGINES:-$HOME/.local/share/hexjax-engines}
 MOHEX_SRC=${MOHEX_SRC:-https://github.com/cgao3/benzene-vanilla-cmake.git}
@@ -62,7 +67,7 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 while [[ $# -gt 0 ]]; do
     case $1 in
         --prefix) PREFIX=${2:?--prefix needs a directory}; shift ;;
-        --only) ONLY=${2:?--only needs mohex, rapfi or edax}; shift ;;
+        --only) ONLY=${2:?--only needs mohex, rapfi, edax or grhino}; shift ;;
         --force) FORCE=1 ;;
         --jobs) JOBS=${2:?--jobs needs a number}; shift ;;
         --mohex-src) MOHEX_SRC=${2:?--mohex-src needs a directory or URL}; shift ;;
@@ -78,7 +83,7 @@ while [[ $# -gt 0 ]]; do
     esac
     shift
 done
-case $ONLY in "" | mohex | rapfi | edax) ;; *) die "--only takes mohex, rapfi or edax, not '$ONLY'" ;; esac
+case $ONLY in "" | mohex | rapfi | edax | grhino) ;; *) die "--only takes mohex, rapfi, edax or grhino, not '$ONLY'" ;; esac
 case $RAPFI_ARCH in auto | native | avx512 | avx2 | sse | generic) ;; *) die "unknown --rapfi-arch '$RAPFI_ARCH'" ;; esac
 case $EDAX_ARCH in auto | native | x86-64-v4 | x86-64-v3 | x86-64-v2 | x86-64) ;; *) die "unknown --edax-arch '$EDAX_ARCH'" ;; esac
 [[ -z $JOBS || $JOBS =~ ^[1-9][0-9]*$ ]] || die "--jobs takes a positive number, not '$JOBS'"
@@ -111,6 +116,8 @@ install_packages() {
     fi
     # 7z unpacks Edax's weights (eval.7z), curl downloads them.
     if wanted edax; then pkgs+=(p7zip-full curl); fi
+    # GRhino's opening book and patterns, read from /usr/share/grhino.
+    if wanted grhino; then pkgs+=(grhino-data); fi
     local missing=() p
     for p in "${pkgs[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -433,9 +440,35 @@ EOF
     say "Edax built in $(elapsed "$t0"): $PREFIX/bin/edax"
 }
 
+build_grhino() {
+    local dest=$PREFIX/libexec/grhino build=$PREFIX/build/grhino
+    if ((!FORCE)) && [[ -x $dest/gtp-rhino && $(cat "$dest/VERSION" 2>/dev/null) == "$GRHINO_VERSION" ]]; then
+        say "GRhino $GRHINO_VERSION already installed: $PREFIX/bin/gtp-rhino"
+        return
+    fi
+    [[ -s /usr/share/grhino/book/book.bin ]] ||
+        die "GRhino's book is missing (/usr/share/grhino): install the Debian package grhino-data"
+    say "GRhino $GRHINO_VERSION: Debian's package, unpacked"
+    rm -rf "$build"
+    mkdir -p "$build" "$dest" "$PREFIX/bin"
+    (cd "$build" && apt-get download -qq "grhino=$GRHINO_VERSION") ||
+        die "apt-get download grhino=$GRHINO_VERSION failed (a Debian bookworm package source is needed)"
+    dpkg-deb -x "$build"/grhino_*.deb "$build/root"
+    install -m 755 "$build/root/usr/games/gtp-rhino" "$dest/gtp-rhino"
+    echo "$GRHINO_VERSION" >"$dest/VERSION"
+    cat >"$PREFIX/bin/gtp-rhino" <<'EOF'
+#!/bin/sh
+# GRhino's GTP front end (-l 1..5 for its level, default 3).
+exec "$(dirname "$(readlink -f "$0")")/../libexec/grhino/gtp-rhino" "$@"
+EOF
+    chmod 755 "$PREFIX/bin/gtp-rhino"
+    say "GRhino installed: $PREFIX/bin/gtp-rhino"
+}
+
 if wanted mohex; then build_mohex; fi
 if wanted rapfi; then build_rapfi; fi
 if wanted edax; then build_edax; fi
+if wanted grhino; then build_grhino; fi
 
 # --- How to use them ---------------------------------------------------------------------------
 
@@ -463,6 +496,13 @@ if wanted edax; then
 
   Edax (Othello 8x8, GTP on stdin/stdout with -gtp; -l N for its level, 0 to 60):
     printf 'boardsize 8\nclear_board\nplay b d3\ngenmove w\nshowboard\nquit\n' | $PREFIX/bin/edax -gtp -l 10
+EOF
+fi
+if wanted grhino; then
+    cat <<EOF
+
+  GRhino (Othello 8x8, GTP on stdin/stdout; -l N for its level, 1 to 5):
+    printf 'boardsize 8\nclear_board\nplay b d3\ngenmove w\nshowboard\nquit\n' | $PREFIX/bin/gtp-rhino -l 5
 EOF
 fi
 echo

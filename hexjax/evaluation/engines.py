@@ -264,7 +264,14 @@ class GtpOpponent(EngineOpponent):
             self.tell(action)
 
     def tell(self, action: int) -> None:
-        self._command(f"play {'bw'[self.to_play]} {self._cell(action)}")
+        cell = self._cell(action)
+        try:
+            self._command(f"play {'bw'[self.to_play]} {cell}")
+        except EngineFailure as error:
+            # Some Othello engines (GRhino) pass by themselves and refuse `play C pass`; every
+            # later command names its colour, so the game goes on in step.
+            if error.kind != "refused" or cell != "pass":
+                raise
         self.to_play ^= 1
 
     def ask(self) -> int:

@@ -32,6 +32,8 @@ def legal(board, n, colour):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--illegal-at", type=int, default=0)
+    parser.add_argument("--refuse-pass", action="store_true", help="as GRhino: `play C pass` is "
+                        "a syntax error, a side that cannot move passes by itself")  # fmt: skip
     args = parser.parse_args()
     n, genmoves = 8, 0
 
@@ -65,6 +67,9 @@ def main():
                 move = moves[0] if moves else None
             else:
                 text = rest[1].lower()
+                if text == "pass" and args.refuse_pass:
+                    print("? syntax error\n", flush=True)
+                    continue
                 move = None if text == "pass" else (int(text[1:]) - 1, "abcdefgh".index(text[0]))
                 if (move is None and moves) or (move is not None and move not in moves):
                     print("? illegal move\n", flush=True)
