@@ -467,8 +467,8 @@ EOF
 
 if wanted mohex; then build_mohex; fi
 if wanted rapfi; then build_rapfi; fi
-if wanted edax; then build_edax; fi
 if wanted grhino; then build_grhino; fi
+if wanted edax; then build_edax; fi  # last: without GitHub's releases its weights stop it
 
 # --- How to use them ---------------------------------------------------------------------------
 
