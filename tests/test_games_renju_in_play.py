@@ -4,7 +4,7 @@ date move by move, reading double-threes only on the boards that need it (hexjax
 
 Batches mix White-to-move boards, boards without doubtful points, boards the first level
 settles, boards for the small reading and boards past its bounds; a game with shrunken tiers
-sends boards down every fallback, several chunks per tier."""
+sends boards down every fallback to the unbounded reading, several chunks per tier."""
 
 import functools
 
@@ -29,12 +29,14 @@ def renju():
 
 @functools.cache
 def shrunken():
-    """Renju with tiers far too small for most boards: every fallback runs, in many chunks."""
+    """Renju with tiers far too small for most boards: every fallback runs, in many chunks, the
+    unbounded reading (`Forbidden.exact`) too."""
     game = hexjax.make("gomoku", size=N, rule="renju")
     forbidden = game._forbidden
     forbidden.first_candidates = 1
     forbidden.small_candidates, forbidden.small_slots = 2, (1, 1, 1)
-    forbidden.chunks = (3, 2, 1)
+    forbidden.candidates, forbidden.slots = 3, (2, 1)
+    forbidden.chunks = (3, 2, 1, 1)
     return game
 
 
@@ -99,7 +101,7 @@ def composed_positions():
 
 def tiers(game, states, boards):
     """How many Black-to-move boards each tier settles: (none needed, first level, small
-    reading, full reading), by the tiers' own tests."""
+    reading, bounded reading, unbounded reading), by the tiers' own tests."""
     forbidden = game._forbidden
     flat = jnp.asarray(boards.reshape(len(boards), -1))
     counts = jax.vmap(forbidden.initial)(jnp.asarray(boards))
@@ -108,17 +110,22 @@ def tiers(game, states, boards):
     first = jax.vmap(forbidden.first_level)(flat, counts, jax.vmap(_to_words)(doubtful))[2]
     first = np.asarray(first)
 
-    def small(board):
-        codes = forbidden.codes(board.reshape(N, N)).reshape(4, -1)
-        return forbidden.read(board, codes, forbidden.small_candidates, forbidden.small_slots)[1]
+    def overflows(candidates, slots):
+        def read(board):
+            codes = forbidden.codes(board.reshape(N, N)).reshape(4, -1)
+            return forbidden.read(board, codes, candidates, slots)[1]
 
-    overflow = np.asarray(jax.vmap(small)(flat))
+        return np.asarray(jax.vmap(read)(flat))
+
+    small = overflows(forbidden.small_candidates, forbidden.small_slots)
+    bounded = overflows(forbidden.candidates, forbidden.slots)
     black = np.asarray((states.current_player == 0) & ~states.terminated)
     return (
         int((black & ~needs).sum()),
         int((needs & first).sum()),
-        int((needs & ~first & ~overflow).sum()),
-        int((needs & ~first & overflow).sum()),
+        int((needs & ~first & ~small).sum()),
+        int((needs & ~first & small & ~bounded).sum()),
+        int((needs & ~first & small & bounded).sum()),
     )
 
 
@@ -150,20 +157,20 @@ def test_composed_boards_after_a_move_match_the_reference():
     states, actions, boards = composed_positions()
     after = jax.jit(jax.vmap(game.step))(states, actions)
     assert (np.asarray(after.board) == boards).all()
-    none, first, small, full = tiers(game, after, boards)
-    assert min(none, first, small, full) > 0, (none, first, small, full)
+    none, first, small, bounded, _ = tiers(game, after, boards)
+    assert min(none, first, small, bounded) > 0, (none, first, small, bounded)
     assert int((after.current_player == 1).sum()) > 20  # White to move: no reading
     assert mismatches(after, boards) == 0
 
 
 def test_shrunken_tiers_fall_back_exactly():
-    """The same batch with tiers far too small: most boards fall through to the full reading,
-    several chunks per tier; the masks do not change."""
+    """The same batch with tiers far too small: most boards fall through to the bounded reading
+    and past it to the unbounded one, several chunks per tier; the masks do not change."""
     game = shrunken()
     states, actions, boards = composed_positions()
     after = jax.jit(jax.vmap(game.step))(states, actions)
-    none, first, small, full = tiers(game, after, boards)
-    assert first > 3 and small > 2 and full > 2, (none, first, small, full)
+    counts = tiers(game, after, boards)
+    assert counts[1] > 3 and min(counts[2:]) > 2, counts
     assert mismatches(after, boards) == 0
 
 
@@ -186,10 +193,10 @@ def test_single_and_nested_vmap_steps_match_the_reference():
     assert mismatches(after, np.asarray(after.board)) == 0
 
 
-def test_tiers_keep_the_bounds_of_the_full_reading():
-    """The golden chain that needs three levels: with the full reading bounded to two (a
-    `Forbidden` built so), the tiers bound themselves alike and read it as `mask` does, wrongly;
-    with the default bounds they read it as the oracle does."""
+def test_a_reading_past_its_bounds_is_finished_without_them():
+    """The golden chain that needs three levels: a bounded reading with two gets it wrong and
+    says it overflowed, so the tiers and `mask` finish it with the unbounded reading and get
+    the oracle's answer, as they do with the default bounds."""
     name, black, white, point, forbidden = GOLDEN[-1]
     assert name == "nested chain read three levels deep" and forbidden
     board = np.zeros((N, N), np.int8)
@@ -197,12 +204,14 @@ def test_tiers_keep_the_bounds_of_the_full_reading():
     board[tuple(np.transpose(white))] = 2
     flat = jnp.asarray(board.reshape(1, -1))
     cell = point[0] * N + point[1]
-    for bounds, expected in (({}, True), ({"slots": (16, 8)}, False)):
+    for bounds in ({}, {"slots": (16, 8)}):
         reading = Forbidden(N, **bounds)
         counts = jax.vmap(reading.initial)(jnp.asarray(board[None]))
         sure, doubtful = jax.vmap(reading.status)(counts, flat)
         needs = doubtful.any(axis=1)
         mask = jax.jit(jax.vmap(reading.in_play))(flat, counts, sure, doubtful, needs)
-        assert bool(mask[0, cell]) == expected
-        assert bool(reading.mask(jnp.asarray(board))[cell]) == expected
+        assert bool(mask[0, cell]) and bool(reading.mask(jnp.asarray(board))[cell])
+    codes = reading.codes(jnp.asarray(board)).reshape(4, -1)
+    bounded, overflow = reading.read(flat[0], codes, reading.candidates, (16, 8))
+    assert not bool(bounded[cell]) and bool(overflow)
     assert bool(oracle_mask(board)[cell])

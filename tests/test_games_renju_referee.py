@@ -6,6 +6,7 @@ the Piskvork judge that Gomocup renju tournaments use)."""
 import functools
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from support.renju_golden import GOLDEN
@@ -73,11 +74,16 @@ def test_referee_agrees_on_golden_positions(name, black, white, point, forbidden
 
 
 def test_nested_chain_needs_the_third_level():
-    """The generated golden chain: with two levels of slots below the candidates, the point
-    is read wrongly; the third level gets it right."""
+    """The generated golden chain: a reading bounded to two levels of slots below the
+    candidates reads the point wrongly and says it overflowed; the mask, which then reads
+    without bounds, gets it right with those slots too."""
     name, black, white, point, forbidden = GOLDEN[-1]
     assert name == "nested chain read three levels deep" and forbidden
     board = board_of(black, white)[None]
     full = np.asarray(batched_mask()(board)).reshape(15, 15)
     shallow = np.asarray(batched_mask(slots=(16, 8))(board)).reshape(15, 15)
-    assert full[point] and not shallow[point]
+    assert full[point] and shallow[point]
+    reading = Forbidden(15, slots=(16, 8))
+    codes = reading.codes(jnp.asarray(board[0])).reshape(4, -1)
+    bounded, overflow = reading.read(jnp.asarray(board[0]).reshape(-1), codes, 20, (16, 8))
+    assert not bool(bounded[point[0] * 15 + point[1]]) and bool(overflow)

@@ -37,15 +37,15 @@ bit-packed mask (a few words per step, not the board), and read as a tree, level
   parent is one of its fours); one with under two naive threes is a good one; one with two or
   more is itself read one level down, its threes real only through good grandchildren.
 - each level reads at most `slots[level]` open children per board (16, 8, 4 below the
-  candidates, up to 15x15); a doubtful point beyond the candidates, or an open child beyond the
-  slots or the last level, counts its threes naively (a double-three; a bad extension).
+  candidates, up to 15x15). A doubtful point beyond the candidates, or an open child beyond the
+  slots or below the last level, would count its threes naively, so the reading says it
+  overflowed (`read`'s second result) where any of them exists.
 
-So the mask equals the fully recursive reading whenever a board needs no more than those slots:
-nothing else is approximated. It is not a theorem that it always does (a position can be
-composed with more doubtful points or a deeper chain than the slots hold); it is measured: on
-2,800 crowded boards and boards built around nested chains 1 to 6 levels deep, the mask with
-these slots equals the one with 60 candidates and 60 slots on each of 12 levels, and equals both
-references (docs/games.md); one board there needs the third level. Nothing depends on the board
+A reading that did not overflow read the whole tree: its mask is the fully recursive one,
+whatever its bounds. Where it overflowed, `exact` reads the board again without any bound, depth
+first in a `lax.while_loop` (its docstring), so `mask` equals the recursive reading on every
+board; the bounded reading is the fast path that settles nearly all of them (how many each tier
+settles, and what the unbounded reading costs, in docs/games.md). Nothing depends on the board
 size; a larger board only has room for more doubtful points in one position, hence the slots in
 proportion to the area above 15x15.
 
@@ -70,10 +70,10 @@ fraction of the cost; `mask` above stays the reference for a board on its own.
      whose every x is bad makes none, so p is decided when it has two good lines or fewer
      than two lines not all bad. A board whose doubtful points all fit and are decided gets
      exactly `mask`'s answer (any slots);
-  2. the others: `read` with 8 candidates and slots 4, 4, 2 (never above the full bounds, and
-     as many levels), which also says whether any doubtful or open point was past those
-     bounds. If none was, it read the whole tree that `mask` reads: the answer is `mask`'s;
-  3. the rest: `mask` itself.
+  2. the others: `read` with 8 candidates and slots 4, 4, 2, 2, ...; where no doubtful or open
+     point was past those bounds, it read the whole tree: the answer is exact;
+  3. the rest: `read` with the full bounds, exact where it did not overflow;
+  4. the boards it did not settle: `exact`.
   Called alone (`jit(step)` on one game), `in_play` is `mask` behind a `lax.cond` on the need.
 """
 
@@ -99,7 +99,7 @@ LEVEL_SLOTS = (16, 8, 4)
 # the three tiers reads at a time (see the module docstring).
 FIRST_LEVEL_CANDIDATES = 8
 SMALL_CANDIDATES, SMALL_SLOTS = 8, (4, 4, 2)
-CHUNKS = (64, 2, 1)
+CHUNKS = (64, 2, 1, 1)
 EMPTY, BLACK, BLOCKED = 0, 1, 2
 # A cell's packed counts over its four lines (see `cell_table`): fives, overlines, fours, threes.
 FIVES, OVERLINES, FOURS, THREES = 0, 3, 6, 10
@@ -275,8 +275,8 @@ class Forbidden:
         self._cells = cell_table()
         self._segments, self._targets, self._window = self._move_tables()
         # The tiers of `in_play`; tests shrink them to send boards down every path.
-        # Never more than the full reading's bounds, and as many levels: each tier's answer
-        # is then the full reading's (see the module docstring).
+        # Within the full reading's bounds, so that each tier is the cheaper one; a tier that
+        # does not overflow is exact whatever its bounds (see the module docstring).
         self.first_candidates = min(FIRST_LEVEL_CANDIDATES, self.candidates)
         self.small_candidates = min(SMALL_CANDIDATES, self.candidates)
         small = SMALL_SLOTS + SMALL_SLOTS[-1:] * len(self.slots)
@@ -386,7 +386,7 @@ class Forbidden:
             return self.read(board, codes, candidates, slots)
 
         def full(board):
-            return read(board, self.candidates, self.slots)[0]
+            return self.mask(board.reshape(n, n))
 
         @jax.custom_batching.custom_vmap
         def in_play(board, counts, sure, doubtful, needs):
@@ -417,16 +417,25 @@ class Forbidden:
                 write = jnp.where(overflow, batch, index)
                 return forbidden.at[write].set(mask, mode="drop"), ~overflow
 
+            def bounded(index, forbidden):
+                rows = jnp.minimum(index, batch - 1)
+                mask, overflow = jax.vmap(read, in_axes=(0, None, None))(
+                    board[rows], self.candidates, self.slots
+                )
+                write = jnp.where(overflow, batch, index)
+                return forbidden.at[write].set(mask, mode="drop"), ~overflow
+
             def last(index, forbidden):
-                mask = jax.vmap(full)(board[jnp.minimum(index, batch - 1)])
+                mask = jax.vmap(self.exact)(board[jnp.minimum(index, batch - 1)])
                 return forbidden.at[index].set(mask, mode="drop"), jnp.ones_like(index, bool)
 
-            first_chunk, small_chunk, last_chunk = self.chunks
+            first_chunk, small_chunk, bounded_chunk, last_chunk = self.chunks
             cleared = jnp.zeros(batch * n2, bool)
             cleared, pending = _in_chunks(first, cleared, needs, first_chunk)
             # Boards settled at the first level; the pending ones are overwritten below.
             forbidden = sure | (doubtful & needs[:, None] & ~cleared.reshape(batch, n2))
             forbidden, pending = _in_chunks(small, forbidden, pending, small_chunk)
+            forbidden, pending = _in_chunks(bounded, forbidden, pending, bounded_chunk)
             forbidden, _ = _in_chunks(last, forbidden, pending, last_chunk)
             return forbidden, True
 
@@ -451,9 +460,113 @@ class Forbidden:
         return jax.lax.optimization_barrier(jnp.asarray(self._table)[codes])
 
     def mask(self, board: jax.Array) -> jax.Array:
-        """bool[n*n]: empty cells where a Black stone is forbidden. board: int8[n, n]."""
+        """bool[n*n]: empty cells where a Black stone is forbidden. board: int8[n, n]. The
+        bounded reading, and `exact` where it overflowed."""
+        flat = board.reshape(-1)
         codes = self.codes(board).reshape(4, -1)
-        return self.read(board.reshape(-1), codes, self.candidates, self.slots)[0]
+        forbidden, overflow = self.read(flat, codes, self.candidates, self.slots)
+        return jax.lax.cond(overflow, self.exact, lambda _: forbidden, flat)
+
+    def exact(self, board: jax.Array) -> jax.Array:
+        """bool[n*n]: `mask` read without any bound, for a board int8[n*n] where the bounded
+        reading overflowed. Each doubtful point p is read depth first, as the rules define it:
+        one `lax.while_loop` over a stack of points (p, then an extension point of one of its
+        threes that is itself a doubtful point on the board with p played, and so on), every
+        point on the stack played on the board. A step judges one extension point x of the top
+        point's threes by x's own lines on that board (a five, an overline or a double-four:
+        a bad extension; under two threes: a good one; else x goes on the stack), or, when the
+        top point has no extension left, pops it with its verdict (two lines with a good
+        extension: a real double-three) and hands it to the point below as that extension's
+        judgement. A line already real, or a point already a double-three, is not read
+        further. The stack never holds more points than the board has empty ones, and each
+        step is a few gathers, so the cost is the number of extension points judged: the
+        depth of the position, not a bound."""
+        n2 = self.n * self.n
+        table = jnp.asarray(self._table)
+        targets = jnp.asarray(self._targets)  # [n*n, 4, 10] the coded cells, n*n off the board
+        weights = jnp.asarray([3**j for j in range(len(OFFSETS))], jnp.int32)
+        codes = self.codes(board.reshape(self.n, self.n)).reshape(4, -1)
+        features = table[codes]  # [4, n*n]
+        any_bits = features[0] | features[1] | features[2] | features[3]
+        fours = sum(((f >> FOUR_SHIFT) & 3).astype(jnp.int8) for f in features)
+        threes = sum(((f >> EXT_SHIFT) != 0).astype(jnp.int8) for f in features)
+        open_point = (board == 0) & ((any_bits & FIVE) == 0)
+        sure = open_point & (((any_bits & OVERLINE) != 0) | (fours >= 2))
+        doubtful = open_point & ((any_bits & OVERLINE) == 0) & (fours < 2) & (threes >= 2)
+
+        def lines_of(cell, stones):  # uint16[4]: `cell`'s line features, `stones` played
+            return table[jnp.sum(stones[targets[cell]] * weights, axis=-1)]
+
+        def push(carry, cell, lines):
+            stones, depth, cells, child, valid, nxt, good, words, real = carry
+            ext, ok = self._extensions(cell[None], lines[None])
+            return (stones.at[cell].set(BLACK), depth + 1, cells.at[depth].set(cell),
+                    child.at[depth].set(ext.reshape(8)), valid.at[depth].set(ok.reshape(8)),
+                    nxt.at[depth].set(0), good.at[depth].set(0), words, real)  # fmt: skip
+
+        def step(carry):
+            stones, depth, cells, child, valid, nxt, good, words, real = carry
+            top = jnp.maximum(depth - 1, 0)
+            done = (nxt[top] >= 8) | (jnp.sum((good[top] >> jnp.arange(4)) & 1) >= 2)
+
+            def start(carry):  # the stack is empty: the next doubtful point, if any
+                point, used, rest = _first_bits(carry[7], 1)
+                carry = carry[:7] + (rest,) + carry[8:]
+                return jax.lax.cond(
+                    used[0], lambda c: push(c, point[0], features[:, point[0]]), lambda c: c, carry
+                )
+
+            def pop(carry):  # the top point's verdict goes to the point below, or is the answer
+                stones, depth, cells, child, valid, nxt, good, words, real = carry
+                verdict = jnp.sum((good[top] >> jnp.arange(4)) & 1) >= 2  # a real double-three
+                below = jnp.maximum(top - 1, 0)
+                line = nxt[below] // 2
+                good = jnp.where(
+                    (top > 0) & ~verdict, good.at[below].set(good[below] | (1 << line)), good
+                )
+                nxt = jnp.where(top > 0, nxt.at[below].add(1), nxt)
+                real = jnp.where(top == 0, real.at[cells[0]].set(verdict), real)
+                return (stones.at[cells[top]].set(EMPTY), depth - 1, cells, child, valid, nxt,
+                        good, words, real)  # fmt: skip
+
+            def judge(carry):  # the top point's next extension point
+                stones, depth, cells, child, valid, nxt, good, words, real = carry
+                i = nxt[top]
+                line = i // 2
+                x = child[top, i]
+                skip = ~valid[top, i] | (((good[top] >> line) & 1) != 0)
+                lines = lines_of(x, stones)
+                bits = lines[0] | lines[1] | lines[2] | lines[3]
+                x_fours = jnp.sum((lines >> FOUR_SHIFT) & 3)
+                x_threes = jnp.sum((lines >> EXT_SHIFT) != 0)
+                bad = ((bits & (FIVE | OVERLINE)) != 0) | (x_fours >= 2)
+                deeper = ~skip & ~bad & (x_threes >= 2)
+                settled_good = ~skip & ~bad & (x_threes < 2)
+                judged = (stones, depth, cells, child, valid, nxt.at[top].add(1),
+                          good.at[top].set(good[top] | (settled_good.astype(jnp.int32) << line)),
+                          words, real)  # fmt: skip
+                return jax.lax.cond(deeper, lambda c: push(c, x, lines), lambda c: judged, carry)
+
+            branch = jnp.where(depth == 0, 0, jnp.where(done, 1, 2))
+            return jax.lax.switch(branch, (start, pop, judge), carry)
+
+        def going(carry):
+            return (carry[1] > 0) | jnp.any(carry[7] != 0)
+
+        stones = jnp.concatenate([board, jnp.full(1, BLOCKED, board.dtype)]).astype(jnp.int32)
+        carry = (
+            stones,
+            jnp.int32(0),
+            jnp.zeros(n2, jnp.int32),  # the stack's points
+            jnp.zeros((n2, 8), jnp.int32),  # their extension points
+            jnp.zeros((n2, 8), bool),
+            jnp.zeros(n2, jnp.int32),  # the next extension point to judge
+            jnp.zeros(n2, jnp.int32),  # the lines with a good extension, one bit each
+            _to_words(doubtful),
+            jnp.zeros(n2, bool),  # the doubtful points that are real double-threes
+        )
+        real = jax.lax.while_loop(going, step, carry)[-1]
+        return sure | (doubtful & real)
 
     def read(self, board, flat_codes, candidates, slots):
         """(forbidden bool[n*n], overflow bool) on the board int8[n*n] with its pattern codes
@@ -532,7 +645,8 @@ class Forbidden:
         open_ = open_ & valid.reshape(-1)
         allowed = ~bad & ~open_
         if level == len(slots):
-            overflow = jnp.bool_(False)  # the last level: open children count naively
+            # The last level: open children count naively, which is right only if there are none.
+            overflow = jnp.any(open_ & jnp.repeat(used, 8))
         else:
             # Read the first `slots[level]` open children; the others count naively (as
             # double-threes: not allowed).
