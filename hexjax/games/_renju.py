@@ -409,21 +409,19 @@ class Forbidden:
                 flat = jnp.where(write, rows[:, None] * n2 + points, batch * n2)
                 return cleared.at[flat].set(True, mode="drop"), decided
 
-            def small(index, forbidden):
-                rows = jnp.minimum(index, batch - 1)
-                mask, overflow = jax.vmap(read, in_axes=(0, None, None))(
-                    board[rows], self.small_candidates, self.small_slots
-                )
-                write = jnp.where(overflow, batch, index)
-                return forbidden.at[write].set(mask, mode="drop"), ~overflow
+            def bounded_by(candidates, slots):  # a tier settles the boards it read whole
+                def tier(index, forbidden):
+                    rows = jnp.minimum(index, batch - 1)
+                    mask, overflow = jax.vmap(read, in_axes=(0, None, None))(
+                        board[rows], candidates, slots
+                    )
+                    write = jnp.where(overflow, batch, index)
+                    return forbidden.at[write].set(mask, mode="drop"), ~overflow
 
-            def bounded(index, forbidden):
-                rows = jnp.minimum(index, batch - 1)
-                mask, overflow = jax.vmap(read, in_axes=(0, None, None))(
-                    board[rows], self.candidates, self.slots
-                )
-                write = jnp.where(overflow, batch, index)
-                return forbidden.at[write].set(mask, mode="drop"), ~overflow
+                return tier
+
+            small = bounded_by(self.small_candidates, self.small_slots)
+            bounded = bounded_by(self.candidates, self.slots)
 
             def last(index, forbidden):
                 mask = jax.vmap(self.exact)(board[jnp.minimum(index, batch - 1)])
