@@ -4,6 +4,7 @@ best legal move. Also the consumer JSON and the command's errors."""
 
 import json
 import pathlib
+import runpy
 import subprocess
 import sys
 from typing import NamedTuple
@@ -19,7 +20,8 @@ from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.iteration import TrainConfig
 from hexjax.alphazero.network import NetworkConfig
 from hexjax.commands import export_model
-from hexjax.games import GameConfig, random_positions
+from hexjax.games import GameConfig, random_legal_action, random_positions
+from hexjax.games.gomoku import winning_lines
 from hexjax.play import export, models
 
 MODELS = [m.name for m in models.shipped_models()]
@@ -163,37 +165,169 @@ main = runpy.run_path(sys.argv[1])["main"]
 for argv in json.loads(sys.argv[2]):
     main(argv)
 """
+GAMES = 16  # random games played to the end for the example's positions
 
 
-def test_the_example_picks_flax_s_move_without_jax(shipped, tmp_path):
-    export.write("onnx", shipped.config, shipped.params, shipped.name, tmp_path)
-    stones = (shipped.boards != 0).sum(axis=(1, 2))
-    picks = np.argsort(stones, kind="stable")[[POSITIONS // 4, POSITIONS // 2, -1]]
+class Played(NamedTuple):
+    """Every position of GAMES random games played to the end: the live ones, and each game's
+    final position once; hexjax's observations and legal masks of them."""
+
+    boards: np.ndarray  # int8[P, n, n]
+    players: np.ndarray  # int32[P], the side to move
+    observations: np.ndarray  # float32[P, n, n, C]
+    masks: np.ndarray  # bool[P, A], legal actions
+    finished: np.ndarray  # bool[P]
+    winners: np.ndarray  # int32[P]: -1 while in play and in a draw
+
+
+@pytest.fixture(scope="module")
+def played(shipped) -> Played:
+    """Games as `random_positions` plays them (the same compiled step and observation, from
+    the session's compilation cache), but another seed, to the end, and every position."""
+    game = shipped.config.game.make()
+    step, observe = jax.jit(jax.vmap(game.step)), jax.jit(jax.vmap(game.observe))
+    key, init_key = jax.random.split(jax.random.key(1))
+    state = jax.vmap(game.init)(jax.random.split(init_key, GAMES))
+    found, over = [], np.zeros(GAMES, bool)
+    while not over.all():
+        fields = (state.board, state.current_player, observe(state), state.legal_action_mask,
+                  state.terminated, state.winner)  # fmt: skip
+        found.append([np.asarray(field)[~over] for field in fields])  # the ended ones once
+        over = np.asarray(state.terminated)
+        key, move_key = jax.random.split(key)
+        state = step(state, random_legal_action(move_key, state.legal_action_mask))
+    return Played(*(np.concatenate(parts) for parts in zip(*found, strict=True)))
+
+
+@pytest.fixture(scope="module")
+def example():
+    """The example's functions, run here (it imports numpy and onnxruntime only)."""
+    return runpy.run_path(str(EXAMPLE))
+
+
+@pytest.fixture(scope="module")
+def exported(shipped, tmp_path_factory) -> pathlib.Path:
+    """NAME.onnx with its NAME.json, as `hexjax-export-model --format onnx` writes them."""
+    directory = tmp_path_factory.mktemp(f"exported-{shipped.name}")
+    export.write("onnx", shipped.config, shipped.params, shipped.name, directory)
+    return directory / f"{shipped.name}.onnx"
+
+
+def _forbidden(shipped, played) -> np.ndarray:
+    """bool[P, n*n]: renju's forbidden points, as hexjax's plane shows them (else none)."""
+    game = shipped.config.game
+    if game.rule != "renju":
+        return np.zeros(played.boards.reshape(len(played.boards), -1).shape, bool)
+    plane = export.describe(shipped.config, shipped.name)["input"]["plane_keys"].index("forbidden")
+    return played.observations[..., plane].reshape(len(played.boards), -1) > 0
+
+
+def _check_positions(example, shipped, played, chosen):
+    """The example's observation, legal actions and end of the game on positions `chosen`
+    are hexjax's."""
+    info = export.describe(shipped.config, shipped.name)
+    game = info["game"]
+    for i in chosen:
+        board, mover = played.boards[i], int(played.players[i])
+        cells = example["playable_cells"](game, board, mover)
+        outcome = example["result"](game, board, mover, cells)
+        if played.finished[i]:
+            winner = int(played.winners[i])
+            assert outcome.startswith("draw" if winner < 0 else f"{'xo'[winner]} wins"), i
+            continue
+        assert outcome is None, i
+        np.testing.assert_array_equal(
+            example["legal_actions"](game, board, mover, cells), played.masks[i], err_msg=str(i)
+        )
+        observation = example["observe"](info, board, mover, cells)
+        np.testing.assert_array_equal(observation, played.observations[i], err_msg=str(i))
+
+
+def test_the_example_builds_hexjax_s_observations(example, shipped, played):
+    """Planes (threat planes and renju's forbidden points included), legal moves and finished
+    games: every game's end, about 40 positions along the games, and for renju 20 of those
+    where Black has forbidden points."""
+    live = np.flatnonzero(~played.finished)
+    forbidden = np.flatnonzero(_forbidden(shipped, played).any(axis=1))
+    chosen = [*live[:: len(live) // 40], *forbidden[:: max(1, len(forbidden) // 20)]]
+    _check_positions(example, shipped, played, [*chosen, *np.flatnonzero(played.finished)])
+    if shipped.config.game.rule == "renju":
+        assert len(forbidden) > 100  # random play makes many
+
+
+@pytest.mark.slow  # renju's forbidden points on 1,700 boards take half a minute
+def test_the_example_builds_hexjax_s_observations_everywhere(example, shipped, played):
+    _check_positions(example, shipped, played, range(len(played.boards)))
+
+
+def test_the_example_picks_flax_s_move_without_jax(shipped, played, exported):
+    """On every shipped model, run where JAX, Flax and hexjax cannot be imported: the Flax
+    network's best legal move (hexjax's network and legal mask) and value on real positions,
+    renju's forbidden points refused, and a finished game reported as one."""
+    game = shipped.config.game
+    forbidden = _forbidden(shipped, played)
+    live = np.flatnonzero(~played.finished)
+    logits, values = (np.asarray(out) for out in export.forward(shipped.config, shipped.params)(
+        played.observations[live]))  # fmt: skip
+    best = np.argmax(np.where(played.masks[live], logits, -np.inf), axis=-1)
+    stones = (played.boards[live] != 0).sum(axis=(1, 2))
+    picks = list(np.argsort(stones, kind="stable")[[len(live) // 4, len(live) // 2, -1]])
+    if game.rule == "renju":
+        # Black to move where the raw network's best empty point is forbidden: masked out.
+        empty = played.boards[live].reshape(len(live), -1) == 0
+        raw = np.argmax(np.where(empty, logits, -np.inf), axis=-1)
+        tempted = np.flatnonzero(forbidden[live][np.arange(len(live)), raw])
+        assert len(tempted) > 0 and best[tempted[0]] != raw[tempted[0]]
+        picks.append(tempted[0])
+    finished = _finished_example(game, played)
     argvs = []
-    for i in picks:
-        board = tmp_path / f"board{i}.txt"
-        board.write_text("\n".join("".join(".xo"[c] for c in row) for row in shipped.boards[i]))
+    for i in [*live[picks], finished]:
+        board = exported.parent / f"board{i}.txt"
+        board.write_text("\n".join("".join(".xo"[c] for c in row) for row in played.boards[i]))
         # Hex and Gomoku: the side to move counted from the stones; Othello needs it said.
-        to_play = ["--to-play", "xo"[shipped.players[i]]] if "othello" in shipped.name else []
-        argvs.append([str(tmp_path / f"{shipped.name}.onnx"), str(board), *to_play])
+        to_play = ["--to-play", "xo"[played.players[i]]] if game.name == "othello" else []
+        argvs.append([str(exported), str(board), *to_play])
     result = subprocess.run([sys.executable, "-c", WITHOUT_JAX, str(EXAMPLE), json.dumps(argvs)],
                             capture_output=True, text=True, timeout=120)  # fmt: skip
-    game = shipped.config.game
-    if game.name == "gomoku" and (game.threats or game.rule == "renju"):
-        # The example builds only the plain planes; it says so rather than feed wrong ones.
-        variant = "threat-plane" if game.threats else game.rule
-        assert result.returncode != 0
-        assert f"does not build {variant} observations" in result.stderr
-        return
     assert result.returncode == 0, result.stderr[-2000:]
-    blocked, *answers = result.stdout.splitlines()
+    blocked, *answers, over = result.stdout.splitlines()
     assert blocked == "jax cannot be imported"
     assert len(answers) == len(picks)
-    for i, answer in zip(picks, answers, strict=True):
-        flax_best = np.argmax(np.where(shipped.masks[i], shipped.logits[i], -np.inf))
-        assert answer.startswith(f"best action {flax_best} ("), answer
+    for pick, answer in zip(picks, answers, strict=True):
+        assert answer.startswith(f"best action {best[pick]} ("), answer
+        assert not forbidden[live[pick], best[pick]]
         value = float(answer.split("value ")[1].split()[0])
-        assert abs(value - shipped.values[i]) <= 5e-4 + TOLERANCE, answer
+        assert abs(value - values[pick]) <= 5e-4 + TOLERANCE, answer
+    winner = int(played.winners[finished])
+    assert over.startswith("game over: " + ("draw" if winner < 0 else f"{'xo'[winner]} wins"))
+    if game.rule == "renju":
+        length = int(over.split("(")[1].split()[0])  # White's overline wins
+        assert over.startswith("game over: o wins (") and length > 5, over
+
+
+def _finished_example(game, played) -> int:
+    """A finished position to show the example: renju's White winning with an overline,
+    Othello's board blocked before it is full, where the games have one."""
+    finished = np.flatnonzero(played.finished)
+    boards = played.boards[finished]
+    if game.rule == "renju":
+        overline = [winning_lines(board, 2, 6, exact=False).any() for board in boards]
+        finished = finished[np.argsort(~np.array(overline), kind="stable")]
+    if game.name == "othello":
+        full = (boards != 0).all(axis=(1, 2))
+        finished = finished[np.argsort(full, kind="stable")]
+    return int(finished[0])
+
+
+def test_the_example_refuses_planes_it_does_not_know(example, tmp_path):
+    """A NAME.json from a later hexjax with a plane the example cannot build: it says so
+    rather than feed the network wrong planes."""
+    info = export.describe(models.load("hex7")[0].config, "hex7")
+    info["input"]["plane_keys"].append("ladder_breakers")
+    (tmp_path / "hex7.json").write_text(json.dumps(info))
+    (tmp_path / "board.txt").write_text("\n".join(["." * 7] * 7))
+    with pytest.raises(SystemExit, match="does not build the planes ladder_breakers"):
+        example["main"]([str(tmp_path / "hex7.onnx"), str(tmp_path / "board.txt")])
 
 
 def test_description_states_the_layout(shipped):
@@ -202,6 +336,19 @@ def test_description_states_the_layout(shipped):
     info = export.describe(config, name)
     assert info["input"]["shape"] == ["batch", *game.observation_shape]
     assert len(info["input"]["planes"]) == game.observation_shape[-1]
+    keys = info["input"]["plane_keys"]
+    assert len(keys) == len(set(keys)) == game.observation_shape[-1]
+    if config.game.threats:  # the four threat planes last, the mover's first
+        sides = [
+            f"{side}_{kind}_points" for side in ("mover", "opponent") for kind in ("win", "four")
+        ]
+        assert keys[-4:] == sides and {"window", "win point", "four point"} <= set(
+            info["input"]["terms"]
+        )
+    if config.game.rule == "renju":
+        assert keys[3] == "forbidden"
+        assert {"forbidden point", "four", "straight four", "three"} <= set(info["input"]["terms"])
+    assert info["game"]["end"]
     assert info["outputs"]["logits"]["shape"] == ["batch", game.num_actions]
     assert info["actions"]["count"] == game.num_actions
     assert info["game"]["name"] == config.game.name
