@@ -21,6 +21,7 @@ BENCHMARKS = {
     "export_parity.py",
     "accelerator_check.py",
     "balanced_openings.py",
+    "renju_reading.py",
 }  # measurements, full scripts
 
 
