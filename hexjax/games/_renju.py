@@ -191,6 +191,20 @@ def _extension_slots() -> np.ndarray:
     return slots
 
 
+def _sure_and_doubtful(board: jax.Array, features: jax.Array):
+    """(sure, doubtful) bool[n*n] from the board int8[n*n] and its line features uint16[4, n*n]:
+    empty points forbidden whatever the reading (an overline or a double-four, no five), and
+    those that need the double-three reading (two or more naive threes, nothing else)."""
+    any_bits = features[0] | features[1] | features[2] | features[3]
+    five, overline = (any_bits & FIVE) != 0, (any_bits & OVERLINE) != 0
+    fours = sum(((f >> FOUR_SHIFT) & 3).astype(jnp.int8) for f in features)
+    threes = sum(((f >> EXT_SHIFT) != 0).astype(jnp.int8) for f in features)
+    open_point = (board == 0) & ~five
+    return open_point & (overline | (fours >= 2)), open_point & ~overline & (fours < 2) & (
+        threes >= 2
+    )
+
+
 def _first(mask: jax.Array, count: int):
     """The first `count` True positions of bool[N]: (index int32[count], used bool[count]).
     Unused slots hold index 0. For short masks (the open points of one level)."""
@@ -485,12 +499,7 @@ class Forbidden:
         weights = jnp.asarray([3**j for j in range(len(OFFSETS))], jnp.int32)
         codes = self.codes(board.reshape(self.n, self.n)).reshape(4, -1)
         features = table[codes]  # [4, n*n]
-        any_bits = features[0] | features[1] | features[2] | features[3]
-        fours = sum(((f >> FOUR_SHIFT) & 3).astype(jnp.int8) for f in features)
-        threes = sum(((f >> EXT_SHIFT) != 0).astype(jnp.int8) for f in features)
-        open_point = (board == 0) & ((any_bits & FIVE) == 0)
-        sure = open_point & (((any_bits & OVERLINE) != 0) | (fours >= 2))
-        doubtful = open_point & ((any_bits & OVERLINE) == 0) & (fours < 2) & (threes >= 2)
+        sure, doubtful = _sure_and_doubtful(board, features)
 
         def lines_of(cell, stones):  # uint16[4]: `cell`'s line features, `stones` played
             return table[jnp.sum(stones[targets[cell]] * weights, axis=-1)]
@@ -505,7 +514,8 @@ class Forbidden:
         def step(carry):
             stones, depth, cells, child, valid, nxt, good, words, real = carry
             top = jnp.maximum(depth - 1, 0)
-            done = (nxt[top] >= 8) | (jnp.sum((good[top] >> jnp.arange(4)) & 1) >= 2)
+            double_three = jnp.sum((good[top] >> jnp.arange(4)) & 1) >= 2  # two real threes
+            done = (nxt[top] >= 8) | double_three
 
             def start(carry):  # the stack is empty: the next doubtful point, if any
                 point, used, rest = _first_bits(carry[7], 1)
@@ -516,14 +526,13 @@ class Forbidden:
 
             def pop(carry):  # the top point's verdict goes to the point below, or is the answer
                 stones, depth, cells, child, valid, nxt, good, words, real = carry
-                verdict = jnp.sum((good[top] >> jnp.arange(4)) & 1) >= 2  # a real double-three
                 below = jnp.maximum(top - 1, 0)
                 line = nxt[below] // 2
                 good = jnp.where(
-                    (top > 0) & ~verdict, good.at[below].set(good[below] | (1 << line)), good
+                    (top > 0) & ~double_three, good.at[below].set(good[below] | (1 << line)), good
                 )
                 nxt = jnp.where(top > 0, nxt.at[below].add(1), nxt)
-                real = jnp.where(top == 0, real.at[cells[0]].set(verdict), real)
+                real = jnp.where(top == 0, real.at[cells[0]].set(double_three), real)
                 return (stones.at[cells[top]].set(EMPTY), depth - 1, cells, child, valid, nxt,
                         good, words, real)  # fmt: skip
 
@@ -569,19 +578,12 @@ class Forbidden:
     def read(self, board, flat_codes, candidates, slots):
         """(forbidden bool[n*n], overflow bool) on the board int8[n*n] with its pattern codes
         int[4, n*n], reading up to `candidates` doubtful points and `slots[level]` open points
-        per level. `overflow` says that some doubtful or open point was past those bounds, so
-        that larger bounds (with as many levels) could give another answer; without it, every
-        reading with as many levels and at least these bounds gives this mask."""
+        per level. `overflow` says that some doubtful or open point was past those bounds (or
+        below the last level), where the answer may be wrong; without it, the reading was whole
+        and the mask exact."""
         n = self.n
         features = self._lookup(flat_codes)  # uint16[4, n*n]
-        any_bits = features[0] | features[1] | features[2] | features[3]
-        five, overline = (any_bits & FIVE) != 0, (any_bits & OVERLINE) != 0
-        fours = sum(((f >> FOUR_SHIFT) & 3).astype(jnp.int8) for f in features)
-        threes = sum(((f >> EXT_SHIFT) != 0).astype(jnp.int8) for f in features)
-        empty = board == 0
-        sure = empty & ~five & (overline | (fours >= 2))
-        # Only a point with two or more threes (counted naively) can be a double-three.
-        doubtful = empty & ~five & ~overline & (fours < 2) & (threes >= 2)
+        sure, doubtful = _sure_and_doubtful(board, features)
 
         # UP TO `candidates` SUCH POINTS p (the first in reading order; any others count as
         # plain double-threes), then the nested reading below them.
