@@ -8,6 +8,7 @@ session, the START time, the median and slowest move and how many went over the 
     python experiments/engine_time.py                    # the two sessions of docs/play.md
     python experiments/engine_time.py --sessions 1000:64 --moves 20 --size 9
     python experiments/engine_time.py --sessions 5000:4096 --size 15 --rule 4   # renju15
+    python experiments/engine_time.py --timed-search counts    # the clock before the lasting search
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ import time
 
 
 def session(
-    timeout_ms: int, simulations: int, moves: int, size: int, seed: int, rule: int = 0
-) -> dict:
-    argv = [sys.executable, "-m", "hexjax.play.gomocup", "--simulations", str(simulations)]
+    timeout_ms: int, simulations: int, moves: int, size: int, seed: int, rule: int = 0,
+    search: str = "kept",
+) -> dict:  # fmt: skip
+    argv = [sys.executable, "-m", "hexjax.play.gomocup", "--simulations", str(simulations),
+            "--timed-search", search]  # fmt: skip
     process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     rng = random.Random(seed)
     empty = {(x, y) for x in range(size) for y in range(size)}
@@ -59,7 +62,7 @@ def session(
         process.kill()
     limit = timeout_ms / 1000
     return {
-        "session": f"timeout_turn {timeout_ms}, --simulations {simulations}",
+        "session": f"timeout_turn {timeout_ms}, --simulations {simulations}, {search}",
         "start_s": start_s,
         "moves": len(seconds),
         "median_s": statistics.median(seconds),
@@ -77,12 +80,15 @@ def main(argv=None) -> int:
     parser.add_argument("--rule", type=int, default=0, choices=(0, 1, 4),
                         help="INFO rule: 0 freestyle, 1 exactly five, 4 renju")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timed-search", choices=("kept", "fresh", "counts"), default="kept",
+                        help="the engine's --timed-search")  # fmt: skip
     args = parser.parse_args(argv)
     print("| session | START | moves | median move | slowest move | over the limit |")
     print("|---|---|---|---|---|---|")
     for spec in args.sessions:
         timeout_ms, simulations = map(int, spec.split(":"))
-        row = session(timeout_ms, simulations, args.moves, args.size, args.seed, args.rule)
+        row = session(timeout_ms, simulations, args.moves, args.size, args.seed, args.rule,
+                      args.timed_search)  # fmt: skip
         cells = [row["session"], f"{row['start_s']:.1f} s", row["moves"],
                  f"{row['median_s']:.3f} s", f"{row['max_s']:.3f} s", row["over"]]  # fmt: skip
         print("| " + " | ".join(map(str, cells)) + " |", flush=True)

@@ -130,14 +130,14 @@ def test_puct_spreads_its_visits_below_a_finished_game(monkeypatch):
     assert _depth_below_finished_games(result.tree) <= 2  # 25 children a level
 
     # The chain, as before: in a finished game always action 0, and no depth bound.
-    spread = search_lib._puct_selection
+    spread = search_lib.puct_selection
 
     def chain(rng_key, tree, node_index, depth, **rates):
         finished = ~tree.embeddings.legal_action_mask[node_index].any()
         return jnp.where(finished, 0, spread(rng_key, tree, node_index, depth, **rates))
 
     unbounded = mctx.search
-    monkeypatch.setattr(search_lib, "_puct_selection", chain)
+    monkeypatch.setattr(search_lib, "puct_selection", chain)
     monkeypatch.setattr(mctx, "search", lambda *a, max_depth, **k: unbounded(*a, **k))
     before = make_search(game, net, config)(params, jax.random.key(1), states)
     assert _depth_below_finished_games(before.tree) > 20

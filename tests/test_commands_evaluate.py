@@ -149,9 +149,12 @@ def test_engine_matches_are_refereed_recorded_and_reported(tiny_run, tmp_path, c
 
 def test_under_a_move_time_the_agent_searches_what_fits_up_to_its_simulations(tiny_run, tmp_path):
     """With time to spare the clock searches --simulations, so the games are those of the
-    untimed agent at that count (the search and the engine are deterministic)."""
+    untimed agent at that count (the search and the engine are deterministic), unless the tree
+    is kept from move to move."""
     records = {}
-    for name, timed in (("untimed", []), ("timed", ["--move-time", "1000"])):
+    for name, timed in (("untimed", []), ("fresh", ["--move-time", "1000", "--timed-search",
+                        "fresh"]), ("counts", ["--move-time", "1000", "--timed-search", "counts"]),
+                        ("kept", ["--move-time", "1000"])):  # fmt: skip
         out = tmp_path / name / "evaluation.json"
         argv = ["--checkpoint", str(tiny_run), "--games", "4", "--simulations", "4",
                 "--opponent", f"gtp:{FAKE_GTP}", "--opening-plies", "1", "--out", str(out),
@@ -159,10 +162,11 @@ def test_under_a_move_time_the_agent_searches_what_fits_up_to_its_simulations(ti
         assert evaluate_command.main(argv) == 0
         record = json.loads(out.read_text())
         assert record["move_time"] == (1000.0 if timed else None)
+        assert record["timed_search"] == (name if timed else None)
         assert record["results"][f"gtp:{FAKE_GTP}"]["engine"]["engine_failures"] == []
         written = tiny_run / "records" / f"{evaluate_command._file_name(f'gtp:{FAKE_GTP}')}.txt"
         records[name] = written.read_text()
-    assert records["timed"] == records["untimed"]
+    assert records["fresh"] == records["counts"] == records["untimed"]
 
 
 def test_a_model_from_another_directory(tiny_run, tmp_path, capsys):

@@ -184,7 +184,7 @@ def test_swap(agents):
     assert talk(engine, "undo\nundo\nshowboard\n")[:2] == ["= ", "= "]
     assert board_of(talk(engine, "showboard\n")[0])[1, 0] == 1  # back to Black's a2
     # An engine that swaps answers in HexGui's word for it.
-    engine = GtpEngine(SwappingAgents(agents), 5, swap=True)
+    engine = GtpEngine(SwappingAgents(agents), 5, swap=True, timed_search="counts")
     assert talk(engine, "play b a2\ngenmove w\n") == ["= ", "= swap-pieces"]
     assert board_of(talk(engine, "showboard\n")[0])[0, 1] == 2
 
@@ -234,7 +234,7 @@ def test_every_genmove_fits_its_budget_on_a_fake_clock(agents, background_done):
     the moves use the largest count that fits half of it (256: 258 ms; 1024 takes 1.03 s)."""
     agent = FakeTimeAgent(agents.get("hex", 5).game)
     engine = GtpEngine(OnlyAgent(agent), 5, simulations=4096)
-    engine.clock = SearchClock(4096, now=agent.now)
+    engine.clock = SearchClock(4096, now=agent.now, search="counts")
     if not background_done:
         agent.release.clear()  # the background compiles wait until the end
     assert talk(engine, "boardsize 5\ntime_settings 0 1 1\n") == ["= ", "= "]

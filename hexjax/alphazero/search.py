@@ -40,7 +40,7 @@ import mctx
 from hexjax.alphazero import network as network_lib
 from hexjax.games import Game, State
 
-_MASKED = jnp.finfo(jnp.float32).min
+MASKED = jnp.finfo(jnp.float32).min
 # Simulations a move when an agent plays (evaluation, the engines, the web), unless told.
 PLAY_SIMULATIONS = 64
 # Sequential halving's first round should give each considered action this many visits.
@@ -147,16 +147,16 @@ def valued_rewards(rewards: jax.Array, over: jax.Array, draw_value: float) -> ja
 
 
 def masked_logits(logits: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
-    return jnp.where(legal_action_mask, logits, _MASKED)
+    return jnp.where(legal_action_mask, logits, MASKED)
 
 
-def _evaluate(game: Game, net, params, states: State) -> tuple[jax.Array, jax.Array]:
+def evaluate(game: Game, net, params, states: State) -> tuple[jax.Array, jax.Array]:
     obs = jax.vmap(game.observe)(states)
     logits, value = network_lib.apply(net, params, obs)
     return masked_logits(logits, states.legal_action_mask), value
 
 
-def _recurrent_fn(
+def recurrent_step(
     game: Game, net, config: SearchConfig, on_simulation, params, key, action, states
 ):
     del key  # the games and the network are deterministic
@@ -164,7 +164,7 @@ def _recurrent_fn(
         on_simulation()
     mover = states.current_player
     children = jax.vmap(game.step)(states, action)
-    logits, value = _evaluate(game, net, params, children)
+    logits, value = evaluate(game, net, params, children)
     over = children.terminated
     rewards = valued_rewards(children.rewards, over, config.draw_value)
     reward = jnp.take_along_axis(rewards, mover[:, None], axis=1)[:, 0]
@@ -178,7 +178,7 @@ def _recurrent_fn(
     return output, children
 
 
-def _puct_selection(rng_key, tree, node_index, depth, *, pb_c_init, pb_c_base):
+def puct_selection(rng_key, tree, node_index, depth, *, pb_c_init, pb_c_base):
     """mctx's PUCT rule, with every node's illegal actions masked (from its embedding); in a
     finished game (no legal action) the least visited child, so that visits spread."""
     del depth
@@ -202,10 +202,10 @@ def make_search(game: Game, net, config: SearchConfig, on_simulation=None):
     `on_simulation()`, if given, is traced into every simulation (the play front ends report
     progress and stop searches through a host callback there).
     """
-    recurrent_fn = functools.partial(_recurrent_fn, game, net, config, on_simulation)
+    recurrent_fn = functools.partial(recurrent_step, game, net, config, on_simulation)
 
     def search(params, key: jax.Array, states: State, ply: jax.Array | None = None):
-        logits, value = _evaluate(game, net, params, states)
+        logits, value = evaluate(game, net, params, states)
         root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=states)
         invalid = ~states.legal_action_mask
         if config.policy == "gumbel":
@@ -243,7 +243,7 @@ def _puct(config: SearchConfig, params, key, root, recurrent_fn, ply, max_depth)
     mixed = (1 - config.dirichlet_fraction) * probs + config.dirichlet_fraction * noise
     root = root.replace(prior_logits=masked_logits(jnp.log(mixed + 1e-12), legal))
     selection = functools.partial(
-        _puct_selection, pb_c_init=config.pb_c_init, pb_c_base=config.pb_c_base
+        puct_selection, pb_c_init=config.pb_c_init, pb_c_base=config.pb_c_base
     )
     tree = mctx.search(
         params=params,

@@ -141,6 +141,14 @@ def _parse(argv):
         help="against engines: the agent gets this many seconds a move and searches what fits "
         "(up to --simulations, default 4096), as hexjax-gtp and hexjax-gomocup do under a clock",
     )
+    parser.add_argument(
+        "--timed-search",
+        choices=clock.TIMED_SEARCHES,
+        default="kept",
+        help="with --move-time: one tree grown until the time is spent and kept from move to "
+        "move (default), a new tree each move (fresh), or the largest compiled simulation count "
+        "that fits half the time (counts, the engines' clock before December 2026)",
+    )
     parser.add_argument("--games", type=int, help=f"a match (default {DEFAULT_GAMES})")
     parser.add_argument(
         "--simulations", type=int, help=f"the agent's search (default {PLAY_SIMULATIONS})"
@@ -510,6 +518,7 @@ def _settings(args, game) -> dict:
         "game": repr(game),
         "simulations": args.simulations,
         "move_time": args.move_time,
+        "timed_search": args.timed_search if args.move_time else None,
         "considered_actions": args.considered_actions,
         "search": args.search,
         "opening_plies": args.opening_plies,
@@ -599,7 +608,7 @@ def _engine_match(args, game, start_engine, openings):
 
     def play(agent: TrainedAgent, key, report):
         if args.move_time:
-            agent_move = _timed_moves(agent, args.move_time)
+            agent_move = _timed_moves(agent, args.move_time, args.timed_search)
         else:
             move = _one_position(agent)
             move(game.from_moves(rows[0]), key)  # compiled before any move is timed
@@ -623,15 +632,15 @@ def _one_position(agent: TrainedAgent):
     return lambda state, key: int(choose(state, key))
 
 
-def _timed_moves(agent: TrainedAgent, seconds: float):
+def _timed_moves(agent: TrainedAgent, seconds: float, search: str = "kept"):
     """state -> the agent's action within `seconds`, as the engine front ends play under a
-    clock: `SearchClock` picks the largest compiled simulation count (up to the agent's
-    --simulations) whose measured time fits; every count is compiled before the first move."""
+    clock (`SearchClock` with `search`: kept, fresh or counts; up to the agent's --simulations),
+    everything compiled before the first move."""
     player = play_agent.Agent(
         agent.config, agent.params, agent.source, agent.simulations,
         considered_actions=agent.considered_actions, search_policy=agent.search_policy,
     )  # fmt: skip
-    timer = clock.SearchClock(agent.simulations)
+    timer = clock.SearchClock(agent.simulations, search=search)
     timer.prepare(player)
     timer.wait()
     return lambda state: timer.move(player, state, seconds).action

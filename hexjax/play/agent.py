@@ -212,6 +212,16 @@ class Agent:
         policy = np.asarray(policy[0], dtype=np.float32)
         return AgentMove(int(action[0]), policy, float(value[0]), count)
 
+    @property
+    def network(self):
+        """The Flax module its parameters fit."""
+        return self._net
+
+    @property
+    def stopping(self) -> bool:
+        """`stop_searches` was called: searches that check between steps end too."""
+        return self._stopping
+
     def stop_searches(self) -> None:
         """End the searches in flight within a simulation, and every later one at once (they
         raise SearchStopped): for a server that is shutting down."""

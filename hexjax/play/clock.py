@@ -1,6 +1,9 @@
 """Moves within a time limit, for the engines (Gomocup, GTP).
 
-Each simulation count compiles its own search, which takes seconds: an engine that picked
+By default (search "kept", or "fresh" for a new tree each move) a move with a budget is the
+agent's `lasting.LastingSearch`: one tree grown until USE of the budget is spent. The rest of
+this module is the "counts" search, the engines' clock before the lasting search: each
+simulation count compiles its own search, which takes seconds: an engine that picked
 counts on the fly would pay that inside a move and lose on time. So `SearchClock.prepare(agent)`
 compiles the smallest count and times it before it returns (at START or boardsize, before any
 move's clock runs), then compiles the others on a background thread, smallest first, timing
@@ -23,8 +26,11 @@ import threading
 import time
 import weakref
 
+import numpy as np
+
 from hexjax.games import State
 from hexjax.play.agent import Agent, AgentMove, simulation_count
+from hexjax.play.lasting import LastingSearch
 from hexjax.play.match import Match
 
 SAFETY = 0.5  # the part of a move's budget the search may use (host work, jitter, contention)
@@ -33,6 +39,10 @@ GROWTH = 4  # the most a count may exceed the largest measured one
 MEASURE_LIMIT_S = 1.0  # counts predicted to take longer are timed by real moves only
 RECENT = 3  # moves remembered per count
 EXIT_WAIT_S = 120.0  # the longest the interpreter's exit waits for a background compile
+# How a move with a budget searches: one tree grown until the time is spent and kept from move
+# to move (`lasting.LastingSearch`); the same with a new tree each move; or the largest compiled
+# power-of-four count whose measured time fits SAFETY of the budget.
+TIMED_SEARCHES = ("kept", "fresh", "counts")
 
 
 _CLOCKS: weakref.WeakSet = weakref.WeakSet()
@@ -50,9 +60,14 @@ def _stop_all() -> None:
 class SearchClock:
     """Picks and times the simulations of each move; one per engine, for all its agents."""
 
-    def __init__(self, most: int, now=time.monotonic):
+    def __init__(self, most: int, now=time.monotonic, search: str = "kept"):
+        if search not in TIMED_SEARCHES:
+            raise ValueError(f"timed search must be one of {', '.join(TIMED_SEARCHES)}, "
+                             f"got {search!r}")  # fmt: skip
         self.now = now  # seconds; tests pass a fake clock
+        self.search = search
         self.most = simulation_count(most)
+        self._lasting: dict[int, LastingSearch] = {}  # by agent
         self.counts = [4**k for k in range(8) if 4**k < self.most] + [self.most]
         self._seconds: dict[tuple[int, int], collections.deque] = {}  # (agent, count) -> times
         self._lock = threading.Lock()
@@ -66,7 +81,15 @@ class SearchClock:
         """Once per agent: compile and time the smallest count now, and play its move once (a
         move's first `Match.play` compiles the game's step). Then the agent's other counts
         compile in the background (those of a previously prepared agent stop; preparing that
-        one again picks up where it stopped)."""
+        one again picks up where it stopped). A lasting search compiles its steps instead, and
+        a move is played once."""
+        if self.search != "counts":
+            if id(agent) not in self._prepared:
+                self._prepared.add(id(agent))
+                self.lasting(agent).prepare()
+                start = agent.game.new_state()
+                Match(agent.game).play(int(np.argmax(np.asarray(start.legal_action_mask))))
+            return
         if id(agent) not in self._prepared:
             self._prepared.add(id(agent))
             reply = self._timed(agent, agent.game.new_state(), self.counts[0])
@@ -96,7 +119,17 @@ class SearchClock:
     def move(self, agent: Agent, state: State, budget_s: float | None) -> AgentMove:
         """The agent's move in `state` within `budget_s` seconds (None: `most` simulations,
         compiled now if need be)."""
+        if budget_s is not None and self.search != "counts":
+            return self.lasting(agent).move(state, budget_s)
         return self._timed(agent, state, self.simulations(agent, budget_s))
+
+    def lasting(self, agent: Agent) -> LastingSearch:
+        """The agent's lasting search (made on first use)."""
+        with self._lock:
+            if id(agent) not in self._lasting:
+                keep = self.search == "kept"
+                self._lasting[id(agent)] = LastingSearch(agent, self.most, keep, self.now)
+            return self._lasting[id(agent)]
 
     def simulations(self, agent: Agent, budget_s: float | None) -> int:
         if budget_s is None:

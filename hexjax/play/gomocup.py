@@ -12,9 +12,9 @@ Decisions the protocol leaves open:
   so with equal counts the brain is Black, otherwise White. Field 3 (continuous games) is not
   supported.
 - Time: INFO timeout_turn and time_left (spread over the moves still to come) give a budget per
-  move, and `clock.SearchClock` picks the simulations that fit it among searches compiled
-  ahead: START (and a change of rule) compiles the smallest before answering, the others
-  compile in the background. Without a limit a move searches the most allowed (--simulations).
+  move, and `clock.SearchClock` spends it: by default one search tree grown until the time is
+  spent and kept from move to move (`lasting.py`, compiled by START before it answers;
+  --timed-search). Without a limit a move searches the most allowed (--simulations).
   max_memory, game_type, evaluate and folder are stored and not used.
 - Errors answer `ERROR message` and leave the game as it was; unknown commands `UNKNOWN ...`.
 """
@@ -55,9 +55,11 @@ class GomocupEngine:
     `input` until END or the end of the input; `answer(line, lines)` answers one command
     (BOARD reads its stones from `lines`)."""
 
-    def __init__(self, agents: Agents, simulations: int | None = None, rule="freestyle"):
+    def __init__(self, agents: Agents, simulations: int | None = None, rule="freestyle",
+                 timed_search: str = "kept"):  # fmt: skip
         self.agents = agents
-        self.clock = clock.SearchClock(simulations or PLAY_SIMULATIONS)  # the most per move
+        # The most per move; under a time limit, what fits.
+        self.clock = clock.SearchClock(simulations or PLAY_SIMULATIONS, search=timed_search)
         self.rule = rule
         self.size: int | None = None  # set by START
         self.match: Match | None = None  # None: a new game starts at the next command
@@ -281,6 +283,10 @@ def _action(x: int, y: int, size: int) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_agent_flags(parser, PLAY_SIMULATIONS)  # the most a move; time limits may cut it
+    parser.add_argument("--timed-search", choices=clock.TIMED_SEARCHES, default="kept",
+                        help="under a time limit: one tree grown until the time is spent and "
+                        "kept from move to move (default), a new tree each move (fresh), or the "
+                        "largest compiled count that fits (counts)")  # fmt: skip
     args = parser.parse_args(argv)
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir, **search_choices(args))
@@ -295,7 +301,7 @@ def main(argv=None) -> int:
     # One model plays its own rule until INFO rule says otherwise.
     rule = agents.only.config.game.rule if agents.only is not None else "freestyle"
     try:
-        GomocupEngine(agents, args.simulations, rule).run(sys.stdin, sys.stdout)
+        GomocupEngine(agents, args.simulations, rule, args.timed_search).run(sys.stdin, sys.stdout)
     except KeyboardInterrupt:  # Ctrl-C: a search in flight has stopped; no traceback
         return 130
     return 0

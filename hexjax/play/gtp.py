@@ -11,8 +11,8 @@ bottom rows and moves first; White (w) left and right.
 of turn is placed and the other side is to move; `genmove` for the side not to move searches as
 if it were. Time: time_settings / kgs-time_settings and time_left give each move a budget (a
 byo-yomi period's time over its stones, else the main time over the moves still to come), and
-`clock.SearchClock` picks the simulations that fit it among searches compiled ahead (the
-smallest before boardsize and the first move answer, the others in the background). Every
+`clock.SearchClock` spends it: by default one search tree grown until the time is spent and
+kept from move to move (`lasting.py`, compiled before boardsize answers; --timed-search). Every
 failure (unknown command, missing or bad argument, occupied cell, game over, no model for a
 board size) answers `? message` and leaves the game as it was.
 """
@@ -45,10 +45,12 @@ class GtpEngine:
     """Hex over GTP: `run(input, output)` answers commands read from `input` until `quit` or
     the end of the input; `answer(line)` answers one line."""
 
-    def __init__(self, agents: Agents, size: int, swap: bool = False, simulations=None):
+    def __init__(self, agents: Agents, size: int, swap: bool = False, simulations=None,
+                 timed_search: str = "kept"):  # fmt: skip
         self.agents = agents
         self.swap = swap
-        self.clock = clock.SearchClock(simulations or PLAY_SIMULATIONS)  # the most per move
+        # The most per move; under a time limit, what fits.
+        self.clock = clock.SearchClock(simulations or PLAY_SIMULATIONS, search=timed_search)
         self.agent = agents.get("hex", size, swap=swap)  # ModelError if there is none
         self.match = Match(self.agent.game)
         self.time = TimeControl()
@@ -268,12 +270,16 @@ def main(argv=None) -> int:
     add_agent_flags(parser)
     parser.add_argument("--size", type=int, help="first board size (HexGui sets its own)")
     parser.add_argument("--swap", action="store_true", help="play with the swap rule")
+    parser.add_argument("--timed-search", choices=clock.TIMED_SEARCHES, default="kept",
+                        help="under a time limit: one tree grown until the time is spent and "
+                        "kept from move to move (default), a new tree each move (fresh), or the "
+                        "largest compiled count that fits (counts)")  # fmt: skip
     args = parser.parse_args(argv)
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir, **search_choices(args))
         swap = args.swap or agents.only is not None and agents.only.config.game.swap
         size = args.size or default_size(agents, swap)
-        engine = GtpEngine(agents, size, swap, args.simulations)
+        engine = GtpEngine(agents, size, swap, args.simulations, args.timed_search)
         engine.prepare()
     except (models.ModelError, CheckpointError, ValueError) as error:
         print(f"hexjax-gtp: {error}", file=sys.stderr)

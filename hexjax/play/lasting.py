@@ -1,0 +1,153 @@
+"""A timed move that spends its time and keeps its tree: how the engines search under a clock.
+
+`LastingSearch(agent, most)` compiles the growing search's steps (`alphazero/growing.py`) once,
+for one game at a time. `move(state, budget_s)` moves the tree it kept to `state` (the subtree
+of the node holding that position, else a new tree), plans as many simulations as the measured
+rate fits in USE of the budget (at most `most`), grows the tree a short chunk at a time until
+they are done or the time is up, and plays the best move. Between chunks it sees Ctrl-C and
+`Agent.stop_searches`, so no host callback runs inside the compiled steps.
+
+With `keep=False` every move starts a new tree (the measure of what keeping it is worth).
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from hexjax.alphazero import growing
+from hexjax.games import State
+from hexjax.play.agent import Agent, AgentMove, SearchStopped
+
+USE = 0.8  # the part of a move's budget the search may use (protocol, host work, jitter)
+CHUNK_S = 0.03  # a chunk's target time: the time's end is met within about this much
+RECENT_CHUNKS = 16  # the rate is measured over this many recent chunks
+SMALLEST_CHUNK = 8  # simulations: a smaller chunk is mostly dispatch
+MEASURED = 64  # simulations of the search that measures the rate when preparing
+
+
+class LastingSearch:
+    """One agent's timed search, its tree kept between moves (one tree for each thread, so that
+    parallel matches each keep their own)."""
+
+    def __init__(self, agent: Agent, most: int, keep: bool = True, now=time.monotonic):
+        self.agent = agent
+        self.most = most
+        self.keep = keep
+        self.now = now
+        # Room for a full search beside what the previous moves left.
+        self.capacity = 2 * most + 1 if keep else most + 1
+        self._config = agent.search_config(most)
+        self._steps = None
+        self._compile_lock = threading.Lock()
+        self._local = threading.local()
+        self._chunks: collections.deque = collections.deque(maxlen=RECENT_CHUNKS)  # (sims, s)
+        self._key = jax.random.key(0)  # the search is deterministic; the key only feeds mctx
+
+    @property
+    def rate(self) -> float:
+        """Simulations a second over the recent chunks (host dispatch included)."""
+        chunks = list(self._chunks)
+        return sum(n for n, _ in chunks) / max(sum(s for _, s in chunks), 1e-9)
+
+    @property
+    def prepared(self) -> bool:
+        return self._steps is not None
+
+    def prepare(self) -> None:
+        """Compile the steps (once) and measure the rate on a short search of the empty board."""
+        with self._compile_lock:
+            if self._steps is not None:
+                return
+            self._steps = self._compile()
+        state = self.agent.game.new_state()
+        for _ in range(2):  # the first run's chunks are slow (caches, allocation): measured again
+            self._chunks.clear()
+            self.move(state, None, simulations=MEASURED)
+        self._local.tree = None
+
+    @property
+    def kept(self) -> int:
+        """Nodes this thread's last move kept from the tree before it (0: a new tree)."""
+        return getattr(self._local, "kept", 0)
+
+    def forget(self) -> None:
+        """Drop this thread's tree (a new game; it would not match anyway)."""
+        self._local.tree = None
+
+    def move(self, state: State, budget_s: float | None, simulations: int | None = None):
+        """The move in `state` (not over) within `budget_s` seconds (None: `simulations`, else
+        `most`, whatever they take)."""
+        if bool(state.terminated):
+            raise ValueError("the game is over: there is no move to search")
+        self.prepare()
+        started = self.now()
+        steps, params = self._steps, self.agent.params
+        batched = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
+        tree, kept = getattr(self._local, "tree", None), 0
+        if self.keep and tree is not None:
+            tree, kept = steps["reroot"](params, tree, batched)
+            kept = int(kept[0])
+        else:
+            tree = steps["start"](params, batched)
+        self._local.kept = kept
+        room = self.capacity - int(tree.extra_data.size[0])
+        planned = self.most if simulations is None else simulations
+        deadline = None
+        if budget_s is not None:
+            deadline = started + USE * budget_s
+            planned = min(planned, int(self.rate * (deadline - self.now())))
+        planned = max(0, min(planned, room))
+        considered = self.agent.search_config(max(planned, 1)).max_considered_actions
+        tree = steps["plan"](tree, jnp.asarray([planned], jnp.int32), jnp.asarray([considered]))
+        done = 0
+        while done < planned:
+            if self.agent.stopping:
+                raise SearchStopped("the search was stopped")
+            chunk = min(planned - done, max(SMALLEST_CHUNK, int(self.rate * CHUNK_S)))
+            if deadline is not None:
+                chunk = min(chunk, int(self.rate * (deadline - self.now())))
+                if chunk < 1:
+                    break
+            began = self.now()
+            self._key, key = jax.random.split(self._key)
+            tree = steps["grow"](params, key, tree, jnp.int32(chunk))
+            tree.node_visits.block_until_ready()
+            self._chunks.append((chunk, self.now() - began))
+            done += chunk
+        action, policy, value = jax.device_get(steps["choose"](tree))
+        self._local.tree = tree
+        return AgentMove(int(action[0]), np.asarray(policy[0], np.float32), float(value[0]), done)
+
+    def _compile(self) -> dict:
+        game, net, config = self.agent.game, self.agent.network, self._config
+        capacity = self.capacity
+
+        def start(params, states):
+            return growing.start(game, net, params, states, capacity)
+
+        def reroot(params, tree, states):
+            return growing.reroot(game, net, params, tree, states)
+
+        def choose(tree):
+            action, policy, value = growing.choose(tree, config.policy)
+            return action, jnp.where(tree.root_invalid_actions, 0.0, policy), value
+
+        example = jax.tree.map(lambda x: jnp.asarray(x)[None], game.new_state())
+        params = self.agent.params
+        tree = jax.eval_shape(start, params, example)
+        one = jax.ShapeDtypeStruct((1,), jnp.int32)
+        grow = growing.make_grow(game, net, config)
+        lowered = {
+            "start": jax.jit(start).lower(params, example),
+            "reroot": jax.jit(reroot).lower(params, tree, example),
+            "plan": jax.jit(growing.plan).lower(tree, one, one),
+            "grow": jax.jit(grow, donate_argnums=2).lower(params, self._key, tree, jnp.int32(1)),
+            "choose": jax.jit(choose).lower(tree),
+        }
+        return {name: step.compile() for name, step in lowered.items()}

@@ -1,0 +1,103 @@
+"""The engines' timed search: within its time on a fake clock, the plain search when not kept,
+and a kept tree that carries what it read into the next move."""
+
+import jax
+import numpy as np
+import pytest
+from support.play_models import make_tiny_model
+
+from hexjax.play import clock, lasting
+from hexjax.play.agent import Agent, SearchStopped
+from hexjax.play.lasting import LastingSearch
+
+
+@pytest.fixture(scope="module")
+def agent(tmp_path_factory):
+    directory = make_tiny_model(tmp_path_factory.mktemp("models"), "hex5", "hex", 5)
+    return Agent.from_model("hex5", directory)
+
+
+class FakeTime:
+    """A clock that moves only when the search grows: 1 ms a simulation, 2 ms a chunk."""
+
+    def __init__(self):
+        self.seconds = 0.0
+
+    def __call__(self):
+        return self.seconds
+
+    def slow_down(self, search: LastingSearch):
+        grow = search._steps["grow"]
+
+        def timed(params, key, tree, count):
+            self.seconds += 0.002 + 0.001 * int(count)
+            return grow(params, key, tree, count)
+
+        search._steps["grow"] = timed
+
+
+def test_moves_spend_their_budget_and_never_more(agent):
+    fake = FakeTime()
+    search = LastingSearch(agent, 4096, now=fake)
+    search.prepare()
+    fake.slow_down(search)
+    search._chunks.clear()
+    search.move(agent.game.new_state(), None, simulations=64)  # the rate on the fake clock
+    state = agent.game.new_state()
+    for budget in (0.5, 0.1, 0.5, 0.02, 2.0):
+        before = fake()
+        reply = search.move(state, budget)
+        spent = fake() - before
+        assert spent <= lasting.USE * budget + 1e-9, (budget, spent)
+        # Most of the time searched: chunks of CHUNK_S, each 2 ms of dispatch.
+        assert reply.simulations >= 0.8 * lasting.USE * budget / 0.001 - 8, (budget, reply)
+        state = agent.game.step(state, reply.action)
+        legal = np.flatnonzero(np.asarray(state.legal_action_mask))
+        state = agent.game.step(state, int(legal[len(legal) // 2]))
+
+
+def test_a_fresh_tree_without_a_clock_is_the_plain_search(agent):
+    search = LastingSearch(agent, 64, keep=False)
+    state = agent.game.from_moves(agent.game.parse_moves("c3 b2"))
+    for count in (16, 64):
+        plain, grown = agent.move(state, count), search.move(state, None, simulations=count)
+        assert (grown.action, grown.simulations) == (plain.action, count)
+        np.testing.assert_allclose(grown.policy, plain.policy, atol=1e-6)
+        assert grown.value == pytest.approx(plain.value, abs=1e-6)
+        assert search.kept == 0
+
+
+def test_a_kept_tree_carries_the_reply_it_read(agent):
+    search = LastingSearch(agent, 256)
+    game = agent.game
+    state = game.new_state()
+    first = search.move(state, None)
+    tree = jax.tree.map(np.asarray, search._local.tree)
+    node = tree.children_index[0, 0, first.action]
+    reply = int(tree.children_visits[0, node].argmax())
+    read = tree.children_index[0, node, reply]
+    state = game.step(game.step(state, first.action), reply)
+    second = search.move(state, None)
+    assert search.kept == tree.node_visits[0, read] > 1  # every visit made a node here
+    assert second.simulations == 256 and state.legal_action_mask[second.action]
+    # A position the tree never held (another game): a new tree.
+    search.move(game.from_moves(game.parse_moves("a1")), None, simulations=8)
+    assert search.kept == 0
+    # Without keeping, never.
+    fresh = LastingSearch(agent, 256, keep=False)
+    fresh.move(game.new_state(), None)
+    fresh.move(state, None)
+    assert fresh.kept == 0
+
+
+def test_stopped_and_finished(agent):
+    search = LastingSearch(agent, 64)
+    over = agent.game.from_moves(agent.game.parse_moves("a1 b1 a2 b2 a3 b3 a4 b4 a5"))
+    with pytest.raises(ValueError, match="the game is over"):
+        search.move(over, 1.0)
+    stopping = Agent(agent.config, agent.params, "stopping")
+    stopping.stop_searches()
+    with pytest.raises(SearchStopped):
+        LastingSearch(stopping, 64).move(agent.game.new_state(), 1.0)
+    with pytest.raises(ValueError, match="timed search must be one of kept, fresh, counts"):
+        clock.SearchClock(64, search="deep")
