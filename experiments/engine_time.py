@@ -3,31 +3,42 @@
 Starts `python -m hexjax.play.gomocup` as a tournament manager does, sends START, the INFO time
 limits and BEGIN, then answers each of the brain's moves with a random empty point (TURN) for
 `--moves` moves, timing every answer from the command written to the line read. Prints, per
-session, the START time, the median and slowest move and how many went over the limit.
+session, the seconds until the process answers ABOUT (Python, JAX and hexjax imported), the
+START time after that, the median and slowest move and how many went over the limit. The
+engine uses the persistent compilation cache it always uses (`hexjax/play/compile_cache.py`);
+`--cold-and-warm` runs each session twice on a new, empty cache instead: compiling everything,
+then loading it.
 
     python experiments/engine_time.py                    # the two sessions of docs/play.md
     python experiments/engine_time.py --sessions 1000:64 --moves 20 --size 9
     python experiments/engine_time.py --sessions 5000:4096 --size 15 --rule 4   # renju15
     python experiments/engine_time.py --timed-search counts    # the clock before the lasting search
+    python experiments/engine_time.py --cold-and-warm --moves 5       # START: compiled, then cached
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
 def session(
     timeout_ms: int, simulations: int, moves: int, size: int, seed: int, rule: int = 0,
-    search: str = "kept",
+    search: str = "kept", cache: str | None = None,
 ) -> dict:  # fmt: skip
     argv = [sys.executable, "-m", "hexjax.play.gomocup", "--simulations", str(simulations),
             "--timed-search", search]  # fmt: skip
-    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    env = dict(os.environ, **({"JAX_COMPILATION_CACHE_DIR": cache} if cache else {}))
+    began = time.monotonic()
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+    )
     rng = random.Random(seed)
     empty = {(x, y) for x in range(size) for y in range(size)}
 
@@ -39,6 +50,8 @@ def session(
         return answer, time.monotonic() - started
 
     try:
+        ask("ABOUT")
+        ready_s = time.monotonic() - began
         answer, start_s = ask(f"START {size}")
         if answer != "OK":
             raise SystemExit(f"START {size} answered {answer!r}")
@@ -63,6 +76,7 @@ def session(
     limit = timeout_ms / 1000
     return {
         "session": f"timeout_turn {timeout_ms}, --simulations {simulations}, {search}",
+        "ready_s": ready_s,
         "start_s": start_s,
         "moves": len(seconds),
         "median_s": statistics.median(seconds),
@@ -82,16 +96,25 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timed-search", choices=("kept", "fresh", "counts"), default="kept",
                         help="the engine's --timed-search")  # fmt: skip
+    parser.add_argument("--cold-and-warm", action="store_true",
+                        help="each session twice on a new cache: compiled, then read")  # fmt: skip
     args = parser.parse_args(argv)
-    print("| session | START | moves | median move | slowest move | over the limit |")
-    print("|---|---|---|---|---|---|")
+    columns = "session cache ready START moves median_move slowest_move over_the_limit"
+    print("| " + " | ".join(c.replace("_", " ") for c in columns.split()) + " |")
+    print("|---|---|---|---|---|---|---|---|")
     for spec in args.sessions:
         timeout_ms, simulations = map(int, spec.split(":"))
-        row = session(timeout_ms, simulations, args.moves, args.size, args.seed, args.rule,
-                      args.timed_search)  # fmt: skip
-        cells = [row["session"], f"{row['start_s']:.1f} s", row["moves"],
-                 f"{row['median_s']:.3f} s", f"{row['max_s']:.3f} s", row["over"]]  # fmt: skip
-        print("| " + " | ".join(map(str, cells)) + " |", flush=True)
+        runs = [("as it is", None)]
+        if args.cold_and_warm:
+            folder = tempfile.mkdtemp(prefix="hexjax-engine-time-")
+            runs = [("cold", folder), ("warm", folder)]
+        for cache_name, cache in runs:
+            row = session(timeout_ms, simulations, args.moves, args.size, args.seed, args.rule,
+                          args.timed_search, cache)  # fmt: skip
+            cells = [row["session"], cache_name, f"{row['ready_s']:.1f} s",
+                     f"{row['start_s']:.1f} s", row["moves"], f"{row['median_s']:.3f} s",
+                     f"{row['max_s']:.3f} s", row["over"]]  # fmt: skip
+            print("| " + " | ".join(map(str, cells)) + " |", flush=True)
     return 0
 
 

@@ -3,6 +3,7 @@ included), takebacks, time limits, errors that change nothing, and once over std
 
 import functools
 import io
+import os
 import subprocess
 import sys
 import time
@@ -341,6 +342,30 @@ def test_over_stdin_and_stdout(model_dir, tmp_path):
         process.stdin.write("END\r\n")
         process.stdin.flush()
         assert process.wait(timeout=60) == 0, (tmp_path / "stderr").read_text()
+
+
+def test_a_second_start_reads_its_searches_from_the_compilation_cache(model_dir, tmp_path):
+    """The engine keeps what it compiles in $XDG_CACHE_HOME/hexjax/jax: started again it writes
+    nothing new, everything read back; with HEXJAX_COMPILATION_CACHE=off it keeps nothing."""
+    argv = [sys.executable, "-m", "hexjax.play.gomocup", "--model", "gomoku9", "--model-dir",
+            str(model_dir), "--simulations", "16"]  # fmt: skip
+    commands = "START 9\r\nINFO timeout_turn 5000\r\nBEGIN\r\nEND\r\n"
+    cache = tmp_path / "xdg" / "hexjax" / "jax"
+    session = {k: v for k, v in os.environ.items() if k != "JAX_COMPILATION_CACHE_DIR"}
+
+    def start(**env) -> set[str]:
+        environment = {**session, "XDG_CACHE_HOME": str(tmp_path / "xdg"), **env}
+        done = subprocess.run(argv, input=commands, capture_output=True, text=True, timeout=600,
+                              env=environment)  # fmt: skip
+        assert done.returncode == 0 and done.stdout.splitlines()[0] == "OK", done.stderr
+        return {str(p.relative_to(cache)) for p in cache.rglob("*")} if cache.exists() else set()
+
+    assert start(HEXJAX_COMPILATION_CACHE="off") == set()
+    first = start()
+    steps = {name.split("/")[1].split("-")[0] for name in first if name.startswith("exported/")}
+    assert steps == {"grow", "reroot", "plan", "choose"}, first  # lasting.py's, traced once
+    assert len(first) > 5  # and their executables beside them
+    assert start() == first
 
 
 def test_a_model_of_another_game_is_refused_at_start(tmp_path):

@@ -29,9 +29,9 @@ class FakeTime:
     def slow_down(self, search: LastingSearch):
         grow = search._steps["grow"]
 
-        def timed(params, key, tree, count):
+        def timed(params, tree, count, index):
             self.seconds += 0.002 + 0.001 * int(count)
-            return grow(params, key, tree, count)
+            return grow(params, tree, count, index)
 
         search._steps["grow"] = timed
 

@@ -69,39 +69,53 @@ def halving_schedule(considered: jax.Array, simulations: jax.Array, length: int)
     return jnp.where(considered <= 1, index, halving).astype(jnp.int32)
 
 
+def empty(states: State, num_actions: int, capacity: int, gumbel=None) -> mctx.Tree:
+    """A tree of `capacity` nodes per game with none in use (size 0): the shapes of every tree
+    of these games, built without the network."""
+    batch = jnp.shape(states.current_player)[0]
+    nodes, children = (batch, capacity), (batch, capacity, num_actions)
+    zeros = jnp.zeros
+    return mctx.Tree(
+        node_visits=zeros(nodes, jnp.int32),
+        raw_values=zeros(nodes, jnp.float32),
+        node_values=zeros(nodes, jnp.float32),
+        parents=jnp.full(nodes, _NO_PARENT, jnp.int32),
+        action_from_parent=jnp.full(nodes, _NO_PARENT, jnp.int32),
+        children_index=jnp.full(children, _UNVISITED, jnp.int32),
+        children_prior_logits=zeros(children, jnp.float32),
+        children_values=zeros(children, jnp.float32),
+        children_visits=zeros(children, jnp.int32),
+        children_rewards=zeros(children, jnp.float32),
+        children_discounts=zeros(children, jnp.float32),
+        embeddings=jax.tree.map(
+            lambda x: zeros((*nodes, *jnp.shape(x)[1:]), jnp.result_type(x)), states
+        ),
+        root_invalid_actions=~jnp.asarray(states.legal_action_mask),
+        extra_data=RootData(
+            size=zeros(batch, jnp.int32),
+            fresh=zeros((batch, num_actions), jnp.int32),
+            schedule=zeros(nodes, jnp.int32),
+            gumbel=zeros((batch, num_actions), jnp.float32) if gumbel is None else gumbel,
+        ),
+    )
+
+
 def start(game: Game, net, params, states: State, capacity: int, gumbel=None) -> mctx.Tree:
     """A tree of `capacity` nodes per game holding only the root, evaluated."""
     logits, value = search_lib.evaluate(game, net, params, states)
-    batch, actions = logits.shape
-    nodes = (batch, capacity)
+    tree = empty(states, logits.shape[-1], capacity, gumbel)
 
-    def zeros(shape, dtype):
-        return jnp.zeros(shape, dtype)
+    def root(x, value):
+        return x.at[:, _ROOT].set(value)
 
-    tree = mctx.Tree(
-        node_visits=zeros(nodes, jnp.int32).at[:, _ROOT].set(1),
-        raw_values=zeros(nodes, jnp.float32).at[:, _ROOT].set(value),
-        node_values=zeros(nodes, jnp.float32).at[:, _ROOT].set(value),
-        parents=jnp.full(nodes, _NO_PARENT, jnp.int32),
-        action_from_parent=jnp.full(nodes, _NO_PARENT, jnp.int32),
-        children_index=jnp.full((*nodes, actions), _UNVISITED, jnp.int32),
-        children_prior_logits=zeros((*nodes, actions), jnp.float32).at[:, _ROOT].set(logits),
-        children_values=zeros((*nodes, actions), jnp.float32),
-        children_visits=zeros((*nodes, actions), jnp.int32),
-        children_rewards=zeros((*nodes, actions), jnp.float32),
-        children_discounts=zeros((*nodes, actions), jnp.float32),
-        embeddings=jax.tree.map(
-            lambda x: jnp.zeros((*nodes, *x.shape[1:]), x.dtype).at[:, _ROOT].set(x), states
-        ),
-        root_invalid_actions=~states.legal_action_mask,
-        extra_data=RootData(
-            size=jnp.ones(batch, jnp.int32),
-            fresh=zeros((batch, actions), jnp.int32),
-            schedule=zeros(nodes, jnp.int32),
-            gumbel=zeros((batch, actions), jnp.float32) if gumbel is None else gumbel,
-        ),
+    return tree.replace(
+        node_visits=root(tree.node_visits, 1),
+        raw_values=root(tree.raw_values, value),
+        node_values=root(tree.node_values, value),
+        children_prior_logits=root(tree.children_prior_logits, logits),
+        embeddings=jax.tree.map(root, tree.embeddings, states),
+        extra_data=tree.extra_data.replace(size=jnp.ones_like(tree.extra_data.size)),
     )
-    return tree
 
 
 def plan(tree: mctx.Tree, simulations: jax.Array, max_considered: int) -> mctx.Tree:

@@ -27,7 +27,7 @@ from typing import TextIO
 
 import hexjax
 from hexjax.alphazero.search import PLAY_SIMULATIONS
-from hexjax.play import clock, models
+from hexjax.play import clock, compile_cache, models
 from hexjax.play.agent import Agents, add_agent_flags, search_choices
 from hexjax.play.match import Match, MoveError
 from hexjax.training.checkpoint import CheckpointError
@@ -275,6 +275,7 @@ def main(argv=None) -> int:
                         "kept from move to move (default), a new tree each move (fresh), or the "
                         "largest compiled count that fits (counts)")  # fmt: skip
     args = parser.parse_args(argv)
+    compile_cache.enable()
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir, **search_choices(args))
         swap = args.swap or agents.only is not None and agents.only.config.game.swap

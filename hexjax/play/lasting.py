@@ -22,6 +22,7 @@ import numpy as np
 
 from hexjax.alphazero import growing
 from hexjax.games import State
+from hexjax.play import compile_cache
 from hexjax.play.agent import Agent, AgentMove, SearchStopped
 
 USE = 0.8  # the part of a move's budget the search may use (protocol, host work, jitter)
@@ -44,10 +45,11 @@ class LastingSearch:
         self.capacity = 2 * most + 1 if keep else most + 1
         self._config = agent.search_config(most)
         self._steps = None
+        self._empty = None  # a tree of no node, the re-root's start
         self._compile_lock = threading.Lock()
         self._local = threading.local()
         self._chunks: collections.deque = collections.deque(maxlen=RECENT_CHUNKS)  # (sims, s)
-        self._key = jax.random.key(0)  # the search is deterministic; the key only feeds mctx
+        self._chunk_index = 0  # each chunk's key: the search is deterministic, keys feed mctx
 
     @property
     def rate(self) -> float:
@@ -89,13 +91,11 @@ class LastingSearch:
         started = self.now()
         steps, params = self._steps, self.agent.params
         batched = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
-        tree, kept = getattr(self._local, "tree", None), 0
-        if self.keep and tree is not None:
-            tree, kept = steps["reroot"](params, tree, batched)
-            kept = int(kept[0])
-        else:
-            tree = steps["start"](params, batched)
-        self._local.kept = kept
+        tree = getattr(self._local, "tree", None)
+        if not self.keep or tree is None:
+            tree = self._empty  # no node: the re-root starts a new tree
+        tree, kept = steps["reroot"](params, tree, batched)
+        self._local.kept = int(kept[0])
         room = self.capacity - int(tree.extra_data.size[0])
         planned = self.most if simulations is None else simulations
         deadline = None
@@ -115,8 +115,8 @@ class LastingSearch:
                 if chunk < 1:
                     break
             began = self.now()
-            self._key, key = jax.random.split(self._key)
-            tree = steps["grow"](params, key, tree, jnp.int32(chunk))
+            self._chunk_index += 1
+            tree = steps["grow"](params, tree, jnp.int32(chunk), jnp.int32(self._chunk_index))
             tree.node_visits.block_until_ready()
             self._chunks.append((chunk, self.now() - began))
             done += chunk
@@ -126,28 +126,27 @@ class LastingSearch:
 
     def _compile(self) -> dict:
         game, net, config = self.agent.game, self.agent.network, self._config
-        capacity = self.capacity
-
-        def start(params, states):
-            return growing.start(game, net, params, states, capacity)
+        grow = growing.make_grow(game, net, config)
 
         def reroot(params, tree, states):
             return growing.reroot(game, net, params, tree, states)
+
+        def grow_chunk(params, tree, count, index):
+            return grow(params, jax.random.fold_in(jax.random.key(0), index), tree, count)
 
         def choose(tree):
             action, policy, value = growing.choose(tree, config.policy)
             return action, jnp.where(tree.root_invalid_actions, 0.0, policy), value
 
         example = jax.tree.map(lambda x: jnp.asarray(x)[None], game.new_state())
-        params = self.agent.params
-        tree = jax.eval_shape(start, params, example)
-        one = jax.ShapeDtypeStruct((1,), jnp.int32)
-        grow = growing.make_grow(game, net, config)
-        lowered = {
-            "start": jax.jit(start).lower(params, example),
-            "reroot": jax.jit(reroot).lower(params, tree, example),
-            "plan": jax.jit(growing.plan).lower(tree, one, one),
-            "grow": jax.jit(grow, donate_argnums=2).lower(params, self._key, tree, jnp.int32(1)),
-            "choose": jax.jit(choose).lower(tree),
+        self._empty = growing.empty(example, game.num_actions, self.capacity)
+        tree, params, one = self._empty, self.agent.params, jnp.ones(1, jnp.int32)
+        key = f"{self.agent.config} {config} {self.capacity}"  # what the programs bake in
+        return {
+            "reroot": compile_cache.compiled("reroot", reroot, (params, tree, example), key=key),
+            "plan": compile_cache.compiled("plan", growing.plan, (tree, one, one), key=key),
+            "grow": compile_cache.compiled(
+                "grow", grow_chunk, (params, tree, one[0], one[0]), donate=(1,), key=key
+            ),  # fmt: skip
+            "choose": compile_cache.compiled("choose", choose, (tree,), key=key),
         }
-        return {name: step.compile() for name, step in lowered.items()}

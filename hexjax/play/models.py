@@ -73,7 +73,10 @@ def load(name: str, directory=MODELS_DIR):
         raise ModelError(f"model {name!r}: {weights} is missing")
     game = info.config.game.make()
     net = network_lib.make_network(info.config.network, game.num_actions)
-    template = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
+    # Shapes only: initialising the network would compile it (seconds) to be overwritten.
+    template = jax.eval_shape(
+        lambda: network_lib.init_params(net, jax.random.key(0), game.observation_shape)
+    )
     try:
         params = serialization.from_bytes(template, weights.read_bytes())
         shapes = jax.tree.map(lambda x: x.shape, params)

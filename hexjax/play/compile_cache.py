@@ -1,0 +1,116 @@
+"""Compiled searches kept on disk for the play front ends: an engine started again reads its
+searches back instead of tracing and compiling them (seconds on a CPU, inside START).
+
+Two layers, in one folder: JAX's persistent compilation cache (the XLA executables), and
+`exported` programs (jax.export: the traced program of a step, so that a later start does not
+trace it either; renju's reading takes seconds to trace). An exported program is named by a
+digest of hexjax's source, the versions of JAX, mctx and Flax, the caller's key and the shapes
+of its arguments, so a change to any of them makes a new one.
+
+The folder is JAX_COMPILATION_CACHE_DIR when set (JAX's own variable), else
+$XDG_CACHE_HOME/hexjax/jax (~/.cache/hexjax/jax). HEXJAX_COMPILATION_CACHE=off leaves JAX's
+setting alone and exports nothing. Programs with a host callback (the web page's searches,
+which report progress) are not cached by JAX; the engines' timed search has none.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import os
+import pathlib
+import pickle
+import tempfile
+
+import jax
+from jax import export
+
+OFF_VARIABLE = "HEXJAX_COMPILATION_CACHE"
+_PACKAGE = pathlib.Path(__file__).resolve().parents[1]
+_folder: pathlib.Path | None = None  # set by `enable`
+
+
+def default_folder() -> pathlib.Path:
+    base = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
+    return pathlib.Path(base) / "hexjax" / "jax"
+
+
+def enable() -> pathlib.Path | None:
+    """Turn the cache on (every compile kept, however quick); the folder, or None where it is
+    off or cannot be made (a read-only home: the engine then compiles as before)."""
+    global _folder
+    if os.environ.get(OFF_VARIABLE, "").lower() == "off":
+        return None
+    folder = pathlib.Path(os.environ.get("JAX_COMPILATION_CACHE_DIR") or default_folder())
+    try:
+        (folder / "exported").mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    jax.config.update("jax_compilation_cache_dir", str(folder))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    _folder = folder
+    return folder
+
+
+@functools.cache
+def _code_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        digest.update(str(path.relative_to(_PACKAGE)).encode() + b"\0" + path.read_bytes())
+    for package in ("jax", "jaxlib", "mctx", "flax"):
+        digest.update(f"{package} {importlib.metadata.version(package)}".encode())
+    return digest.hexdigest()
+
+
+def compiled(name: str, fn, args: tuple, donate: tuple[int, ...] = (), key: str = ""):
+    """fn compiled ahead of time for arguments shaped like `args` (a tuple of pytrees; the
+    `donate` ones given up to the output); a callable taking and returning the same pytrees.
+    With the cache enabled, the traced program is read from (or written to) the folder."""
+    if _folder is None:
+        return jax.jit(fn, donate_argnums=donate).lower(*args).compile()
+    leaves, in_def = jax.tree.flatten(args)
+    shapes = [jax.ShapeDtypeStruct(jax.numpy.shape(x), jax.numpy.result_type(x)) for x in leaves]
+    starts = [0]
+    for arg in args:
+        starts.append(starts[-1] + len(jax.tree.leaves(arg)))
+    donated = tuple(i for a in donate for i in range(starts[a], starts[a + 1]))
+    identity = f"{_code_digest()} {name} {key} {in_def} {shapes}"
+    path = _folder / "exported" / f"{name}-{hashlib.sha256(identity.encode()).hexdigest()}"
+    program, out_def = _read(path)
+    if program is None:
+        program, out_def = _export(fn, in_def, shapes)
+        _write(path, pickle.dumps((program.serialize(), out_def)))
+    run = jax.jit(program.call, donate_argnums=donated).lower(*shapes).compile()
+    return lambda *given: jax.tree.unflatten(out_def, run(*jax.tree.leaves(given)))
+
+
+def _export(fn, in_def, shapes):
+    out_def = None
+
+    def flat(*leaves):
+        nonlocal out_def
+        outputs, out_def = jax.tree.flatten(fn(*jax.tree.unflatten(in_def, leaves)))
+        return outputs
+
+    program = export.export(jax.jit(flat))(*shapes)
+    return program, out_def
+
+
+def _read(path: pathlib.Path):
+    """(program, output structure) stored at `path`, or (None, None) if none can be read."""
+    try:
+        blob, out_def = pickle.loads(path.read_bytes())
+        return export.deserialize(bytearray(blob)), out_def
+    except Exception:  # missing, truncated or from another version: export it again
+        return None, None
+
+
+def _write(path: pathlib.Path, data: bytes) -> None:
+    """Write whole or not at all (engines started together may write the same program)."""
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as handle:
+            handle.write(data)
+        os.replace(handle.name, path)
+    except OSError:
+        pass  # a full or read-only disk: the next start exports again
