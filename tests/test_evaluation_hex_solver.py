@@ -5,11 +5,13 @@ bottom), O is player 1 (joins left to right). Neighbours of (r, c): (r-1, c) (r-
 (r, c-1) (r, c+1) (r+1, c-1) (r+1, c).
 """
 
+import time
+
 import numpy as np
 import pytest
 from support.hex_oracle import connects
 
-from hexjax.evaluation.hex_solver import HexSolver, accuracy
+from hexjax.evaluation.hex_solver import HexSolver, OutOfTime, accuracy
 
 STONES = {".": 0, "X": 1, "O": 2}
 
@@ -308,3 +310,26 @@ def test_accuracy_needs_one_action_and_player_per_board():
 def test_accuracy_of_no_positions_is_zero():
     result = accuracy(HexSolver(3), [], [], [])
     assert result == {"positions": 0, "correct": 0, "skipped": 0, "accuracy": 0.0}
+
+
+def test_winning_move_is_one_of_the_brute_force_winning_moves():
+    solver = HexSolver(4)
+    for board, player in random_partial_games(4, range(4, 11), count=40, seed=3):
+        expected = brute_force_winning_moves(board, player)
+        move = solver.winning_move(board, player)
+        assert (move in expected) if expected else move is None, (board, player, move)
+
+
+def test_winning_move_stops_at_its_deadline_and_goes_on_later():
+    solver = HexSolver(6)
+    empty = np.zeros((6, 6), np.int8)
+    with pytest.raises(OutOfTime):
+        solver.winning_move(empty, 0, deadline=time.monotonic() - 1.0)
+    # Nothing half-settled was kept: with time the same solver answers, and rightly.
+    board, player = random_partial_games(5, range(15, 18), count=1, seed=4)[0]
+    small = HexSolver(5)
+    with pytest.raises(OutOfTime):
+        small.winning_move(np.zeros((5, 5), np.int8), 0, deadline=0.0)
+    move = small.winning_move(board, player, deadline=time.monotonic() + 600)
+    expected = brute_force_winning_moves(board, player)
+    assert (move in expected) if expected else move is None

@@ -38,7 +38,7 @@ class FakeTime:
 
 def test_moves_spend_their_budget_and_never_more(agent):
     fake = FakeTime()
-    search = LastingSearch(agent, 4096, now=fake)
+    search = LastingSearch(agent, 4096, now=fake, solve=False)
     search.prepare()
     fake.slow_down(search)
     search._chunks.clear()
@@ -101,3 +101,16 @@ def test_stopped_and_finished(agent):
         LastingSearch(stopping, 64).move(agent.game.new_state(), 1.0)
     with pytest.raises(ValueError, match="timed search must be one of kept, fresh, counts"):
         clock.SearchClock(64, search="deep")
+
+
+def test_a_timed_hex_move_plays_a_proven_win_without_searching(agent):
+    game = agent.game
+    # Black (top to bottom) has c1-c4; White's stones are away from column c: b5 or c5 joins.
+    state = game.from_moves(game.parse_moves("c1 a1 c2 a2 c3 a3 c4 a4"))
+    reply = LastingSearch(agent, 64).move(state, 1.0)
+    assert game.action_to_string(reply.action) in ("b5", "c5")
+    assert reply.proven and reply.simulations == 0
+    assert reply.value == 1.0 and reply.policy[reply.action] == 1.0
+    # Without the solver: a search.
+    searched = LastingSearch(agent, 64, solve=False).move(state, 1.0)
+    assert not searched.proven and searched.simulations > 0

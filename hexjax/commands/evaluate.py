@@ -149,6 +149,12 @@ def _parse(argv):
         "move (default), a new tree each move (fresh), or the largest compiled simulation count "
         "that fits half the time (counts, the engines' clock before December 2026)",
     )
+    parser.add_argument(
+        "--no-solver",
+        action="store_true",
+        help="with --move-time: no exact solver before the search (by default Hex up to 7x7 "
+        "tries to prove a win in a quarter of the move's time first)",
+    )
     parser.add_argument("--games", type=int, help=f"a match (default {DEFAULT_GAMES})")
     parser.add_argument(
         "--simulations", type=int, help=f"the agent's search (default {PLAY_SIMULATIONS})"
@@ -519,6 +525,7 @@ def _settings(args, game) -> dict:
         "simulations": args.simulations,
         "move_time": args.move_time,
         "timed_search": args.timed_search if args.move_time else None,
+        "solver": not args.no_solver if args.move_time else None,
         "considered_actions": args.considered_actions,
         "search": args.search,
         "opening_plies": args.opening_plies,
@@ -608,7 +615,7 @@ def _engine_match(args, game, start_engine, openings):
 
     def play(agent: TrainedAgent, key, report):
         if args.move_time:
-            agent_move = _timed_moves(agent, args.move_time, args.timed_search)
+            agent_move = _timed_moves(agent, args.move_time, args.timed_search, not args.no_solver)
         else:
             move = _one_position(agent)
             move(game.from_moves(rows[0]), key)  # compiled before any move is timed
@@ -632,7 +639,7 @@ def _one_position(agent: TrainedAgent):
     return lambda state, key: int(choose(state, key))
 
 
-def _timed_moves(agent: TrainedAgent, seconds: float, search: str = "kept"):
+def _timed_moves(agent: TrainedAgent, seconds: float, search: str = "kept", solve: bool = True):
     """state -> the agent's action within `seconds`, as the engine front ends play under a
     clock (`SearchClock` with `search`: kept, fresh or counts; up to the agent's --simulations),
     everything compiled before the first move."""
@@ -640,7 +647,7 @@ def _timed_moves(agent: TrainedAgent, seconds: float, search: str = "kept"):
         agent.config, agent.params, agent.source, agent.simulations,
         considered_actions=agent.considered_actions, search_policy=agent.search_policy,
     )  # fmt: skip
-    timer = clock.SearchClock(agent.simulations, search=search)
+    timer = clock.SearchClock(agent.simulations, search=search, solve=solve)
     timer.prepare(player)
     timer.wait()
     return lambda state: timer.move(player, state, seconds).action

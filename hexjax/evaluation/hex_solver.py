@@ -32,7 +32,8 @@ union of its tried moves' sets; a won one's is the winning move's set plus the m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -193,6 +194,10 @@ class _Groups(NamedTuple):
     touches_end: int  # the end edge and the cells next to groups on it
 
 
+class OutOfTime(Exception):
+    """The solver's deadline passed before the position was settled."""
+
+
 class HexSolver:
     """Exact solver for plain Hex on an n x n board, 2 <= n <= 7.
 
@@ -215,6 +220,7 @@ class HexSolver:
         self._table: dict[int, tuple[bool, int]] = {}
         self._unsettled: set[int] = set()  # keys that need a search (judging alone failed)
         self._groups_cache: dict[int, _Groups] = {}  # stones | player << n*n -> groups
+        self._deadline: float | None = None  # time.monotonic() past which a search stops
 
     def wins(self, board: np.ndarray, to_play: int) -> bool:
         """True iff `to_play` (0 or 1) wins `board` (int8[n, n]) with perfect play.
@@ -250,6 +256,33 @@ class HexSolver:
                 winning.add(cell)
         return frozenset(winning)
 
+    def winning_move(self, board: np.ndarray, to_play: int, deadline: float | None = None):
+        """An action after which `to_play` wins `board`, or None when every move loses (or the
+        game is over). Raises OutOfTime once `time.monotonic()` passes `deadline`; what was
+        settled before stays in the table, so a later call goes on from there."""
+        black, white = self._bitboards(board, to_play)
+        if self._winner(black, white) is not None:
+            return None
+        mover, opponent = (black, white) if to_play == 0 else (white, black)
+        self._deadline = deadline
+        try:
+            wins, proof = self._solve(mover, opponent, to_play)
+            if not wins:
+                return None
+            empty = self._geometry.full & ~(mover | opponent)
+            for cell in self._geometry.move_order:  # the winning move is in the proof set
+                bit = 1 << cell
+                if not proof & empty & bit:
+                    continue
+                if (
+                    self._geometry.connected(mover | bit, to_play)
+                    or not self._solve(opponent, mover | bit, 1 - to_play)[0]
+                ):
+                    return cell
+            raise AssertionError("a won position's proof set holds its winning move")
+        finally:
+            self._deadline = None
+
     def _bitboards(self, board: np.ndarray, to_play: int) -> tuple[int, int]:
         """Validated (player 0 stones, player 1 stones) of `board` (int8[n, n])."""
         n = self.size
@@ -278,6 +311,8 @@ class HexSolver:
         """(mover wins, proof set) for `player` to move; neither side has connected yet."""
         result = self._known(mover, opponent, player)
         if result is None:
+            if self._deadline is not None and time.monotonic() > self._deadline:
+                raise OutOfTime
             result = self._search(mover, opponent, player)
             self._store(mover, opponent, player, result)
         return result
@@ -485,6 +520,16 @@ class HexSolver:
             if len(waiting) == len(pending):
                 return None
             pending = waiting
+
+
+def root_solver(game) -> Callable | None:
+    """For plain Hex up to MAX_SIZE, `solve(board, to_play, deadline)` (`winning_move` of a
+    solver kept between calls); None for every other game."""
+    from hexjax.games.hex import Hex
+
+    if not isinstance(game, Hex) or game.swap or not MIN_SIZE <= game.size <= MAX_SIZE:
+        return None
+    return HexSolver(game.size).winning_move
 
 
 def accuracy(

@@ -67,6 +67,7 @@ class AgentMove:
     policy: np.ndarray  # float32[num_actions]: the search's policy, 0 on illegal actions
     value: float  # root value after search in [-1, 1], from the mover's view
     simulations: int = 0  # the count searched (a power of two)
+    proven: bool = False  # an exact solver proved the move wins (no search)
 
     @property
     def win_probability(self) -> float:

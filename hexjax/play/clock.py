@@ -60,12 +60,13 @@ def _stop_all() -> None:
 class SearchClock:
     """Picks and times the simulations of each move; one per engine, for all its agents."""
 
-    def __init__(self, most: int, now=time.monotonic, search: str = "kept"):
+    def __init__(self, most: int, now=time.monotonic, search: str = "kept", solve: bool = True):
         if search not in TIMED_SEARCHES:
             raise ValueError(f"timed search must be one of {', '.join(TIMED_SEARCHES)}, "
                              f"got {search!r}")  # fmt: skip
         self.now = now  # seconds; tests pass a fake clock
         self.search = search
+        self.solve = solve  # the lasting search tries the game's exact solver first
         self.most = simulation_count(most)
         self._lasting: dict[int, LastingSearch] = {}  # by agent
         self.counts = [4**k for k in range(8) if 4**k < self.most] + [self.most]
@@ -128,7 +129,9 @@ class SearchClock:
         with self._lock:
             if id(agent) not in self._lasting:
                 keep = self.search == "kept"
-                self._lasting[id(agent)] = LastingSearch(agent, self.most, keep, self.now)
+                self._lasting[id(agent)] = LastingSearch(
+                    agent, self.most, keep, self.now, self.solve
+                )
             return self._lasting[id(agent)]
 
     def simulations(self, agent: Agent, budget_s: float | None) -> int:

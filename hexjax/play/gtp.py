@@ -46,11 +46,13 @@ class GtpEngine:
     the end of the input; `answer(line)` answers one line."""
 
     def __init__(self, agents: Agents, size: int, swap: bool = False, simulations=None,
-                 timed_search: str = "kept"):  # fmt: skip
+                 timed_search: str = "kept", solve: bool = True):  # fmt: skip
         self.agents = agents
         self.swap = swap
         # The most per move; under a time limit, what fits.
-        self.clock = clock.SearchClock(simulations or PLAY_SIMULATIONS, search=timed_search)
+        self.clock = clock.SearchClock(
+            simulations or PLAY_SIMULATIONS, search=timed_search, solve=solve
+        )
         self.agent = agents.get("hex", size, swap=swap)  # ModelError if there is none
         self.match = Match(self.agent.game)
         self.time = TimeControl()
@@ -274,13 +276,18 @@ def main(argv=None) -> int:
                         help="under a time limit: one tree grown until the time is spent and "
                         "kept from move to move (default), a new tree each move (fresh), or the "
                         "largest compiled count that fits (counts)")  # fmt: skip
+    parser.add_argument("--no-solver", action="store_true",
+                        help="under a time limit, no exact solver first (Hex up to 7x7 tries to "
+                        "prove a win in a quarter of the move's time)")  # fmt: skip
     args = parser.parse_args(argv)
     compile_cache.enable()
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir, **search_choices(args))
         swap = args.swap or agents.only is not None and agents.only.config.game.swap
         size = args.size or default_size(agents, swap)
-        engine = GtpEngine(agents, size, swap, args.simulations, args.timed_search)
+        engine = GtpEngine(
+            agents, size, swap, args.simulations, args.timed_search, not args.no_solver
+        )
         engine.prepare()
     except (models.ModelError, CheckpointError, ValueError) as error:
         print(f"hexjax-gtp: {error}", file=sys.stderr)

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from hexjax.alphazero import growing
+from hexjax.evaluation import hex_solver
 from hexjax.games import State
 from hexjax.play import compile_cache
 from hexjax.play.agent import Agent, AgentMove, SearchStopped
@@ -28,6 +29,7 @@ from hexjax.play.agent import Agent, AgentMove, SearchStopped
 USE = 0.8  # the part of a move's budget the search may use (protocol, host work, jitter)
 CHUNK_S = 0.03  # a chunk's target time: the time's end is met within about this much
 RECENT_CHUNKS = 16  # the rate is measured over this many recent chunks
+SOLVER_SHARE = 0.25  # of the time a move may use, what the exact solver may take first
 SMALLEST_CHUNK = 8  # simulations: a smaller chunk is mostly dispatch
 MEASURED = 64  # simulations of the search that measures the rate when preparing
 
@@ -36,8 +38,11 @@ class LastingSearch:
     """One agent's timed search, its tree kept between moves (one tree for each thread, so that
     parallel matches each keep their own)."""
 
-    def __init__(self, agent: Agent, most: int, keep: bool = True, now=time.monotonic):
+    def __init__(self, agent: Agent, most: int, keep: bool = True, now=time.monotonic,
+                 solve: bool = True):  # fmt: skip
         self.agent = agent
+        # An exact solver for the game, tried first in a timed move (Hex up to 7x7).
+        self.solves = solve and hex_solver.root_solver(agent.game) is not None
         self.most = most
         self.keep = keep
         self.now = now
@@ -89,6 +94,10 @@ class LastingSearch:
             raise ValueError("the game is over: there is no move to search")
         self.prepare()
         started = self.now()
+        if budget_s is not None and self.solves:
+            solved = self._solve(state, started + SOLVER_SHARE * USE * budget_s)
+            if solved is not None:
+                return solved
         steps, params = self._steps, self.agent.params
         batched = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
         tree = getattr(self._local, "tree", None)
@@ -123,6 +132,22 @@ class LastingSearch:
         action, policy, value = jax.device_get(steps["choose"](tree))
         self._local.tree = tree
         return AgentMove(int(action[0]), np.asarray(policy[0], np.float32), float(value[0]), done)
+
+    def _solve(self, state: State, deadline: float) -> AgentMove | None:
+        """The winning move if the exact solver proves one before `deadline`, else None."""
+        solver = getattr(self._local, "solver", None)
+        if solver is None:
+            solver = self._local.solver = hex_solver.root_solver(self.agent.game)
+        try:
+            action = solver(np.asarray(state.board), int(state.current_player), deadline)
+        except hex_solver.OutOfTime:
+            return None
+        if action is None:
+            return None  # lost against perfect play: the search picks the hardest defence
+        self._local.tree, self._local.kept = None, 0
+        policy = np.zeros(self.agent.game.num_actions, np.float32)
+        policy[action] = 1.0
+        return AgentMove(action, policy, 1.0, 0, proven=True)
 
     def _compile(self) -> dict:
         game, net, config = self.agent.game, self.agent.network, self._config
