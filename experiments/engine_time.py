@@ -1,8 +1,11 @@
-"""Does the Gomocup brain answer within its time limit? A measurement over the real protocol.
+"""Do the engines answer within their time limits? A measurement over the real protocols.
 
 Starts `python -m hexjax.play.gomocup` as a tournament manager does, sends START, the INFO time
 limits and BEGIN, then answers each of the brain's moves with a random empty point (TURN) for
-`--moves` moves, timing every answer from the command written to the line read. Prints, per
+`--moves` moves, timing every answer from the command written to the line read. With
+`--protocol gtp` it starts `python -m hexjax.play.gtp` (Hex) instead: boardsize, a byo-yomi of
+the session's time for every move (`time_settings 0 T 1`), then `genmove b` answered by a random
+`play w`, a new game (`clear_board`) whenever one ends. Prints, per
 session, the seconds until the process answers ABOUT (Python, JAX and hexjax imported), the
 START time after that, the median and slowest move and how many went over the limit. The
 engine uses the persistent compilation cache it always uses (`hexjax/play/compile_cache.py`);
@@ -14,6 +17,7 @@ then loading it.
     python experiments/engine_time.py --sessions 5000:4096 --size 15 --rule 4   # renju15
     python experiments/engine_time.py --timed-search counts    # the clock before the lasting search
     python experiments/engine_time.py --cold-and-warm --moves 5       # START: compiled, then cached
+    python experiments/engine_time.py --protocol gtp --size 7 --sessions 500:4096 --moves 200
 """
 
 from __future__ import annotations
@@ -73,9 +77,64 @@ def session(
         ask("END")
     finally:
         process.kill()
+    return _row("timeout_turn", timeout_ms, simulations, search, ready_s, start_s, seconds)
+
+
+def gtp_session(
+    timeout_ms: int, simulations: int, moves: int, size: int, seed: int, rule: int = 0,
+    search: str = "kept", cache: str | None = None,
+) -> dict:  # fmt: skip
+    """As `session`, over GTP: the engine prepares before it reads, so `ready` includes it."""
+    del rule
+    argv = [sys.executable, "-m", "hexjax.play.gtp", "--size", str(size), "--simulations",
+            str(simulations), "--timed-search", search]  # fmt: skip
+    env = dict(os.environ, **({"JAX_COMPILATION_CACHE_DIR": cache} if cache else {}))
+    began = time.monotonic()
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+    )
+    rng = random.Random(seed)
+    cells = [f"{chr(ord('a') + c)}{r + 1}" for r in range(size) for c in range(size)]
+
+    def ask(command: str) -> tuple[str, float]:
+        started = time.monotonic()
+        process.stdin.write(command + "\n")
+        process.stdin.flush()
+        answer = process.stdout.readline().strip()
+        while process.stdout.readline().strip():  # a GTP answer ends with an empty line
+            pass
+        return answer, time.monotonic() - started
+
+    try:
+        ask("name")
+        ready_s = time.monotonic() - began
+        _, start_s = ask(f"boardsize {size}")
+        ask(f"time_settings 0 {timeout_ms / 1000} 1")
+        empty, seconds = set(cells), []
+        while len(seconds) < moves:
+            answer, took = ask("genmove b")
+            if not answer.startswith("= "):  # the game is over: a new one
+                ask("clear_board")
+                empty = set(cells)
+                continue
+            seconds.append(took)
+            empty.discard(answer[2:])
+            theirs = rng.choice(sorted(empty)) if empty else None
+            if theirs is None or not ask(f"play w {theirs}")[0].startswith("="):
+                ask("clear_board")
+                empty = set(cells)
+                continue
+            empty.discard(theirs)
+        ask("quit")
+    finally:
+        process.kill()
+    return _row("byo-yomi", timeout_ms, simulations, search, ready_s, start_s, seconds)
+
+
+def _row(limit_name, timeout_ms, simulations, search, ready_s, start_s, seconds) -> dict:
     limit = timeout_ms / 1000
     return {
-        "session": f"timeout_turn {timeout_ms}, --simulations {simulations}, {search}",
+        "session": f"{limit_name} {timeout_ms}, --simulations {simulations}, {search}",
         "ready_s": ready_s,
         "start_s": start_s,
         "moves": len(seconds),
@@ -94,6 +153,8 @@ def main(argv=None) -> int:
     parser.add_argument("--rule", type=int, default=0, choices=(0, 1, 4),
                         help="INFO rule: 0 freestyle, 1 exactly five, 4 renju")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--protocol", choices=("gomocup", "gtp"), default="gomocup",
+                        help="gomocup (Gomoku, renju) or gtp (Hex)")  # fmt: skip
     parser.add_argument("--timed-search", choices=("kept", "fresh", "counts"), default="kept",
                         help="the engine's --timed-search")  # fmt: skip
     parser.add_argument("--cold-and-warm", action="store_true",
@@ -109,8 +170,9 @@ def main(argv=None) -> int:
             folder = tempfile.mkdtemp(prefix="hexjax-engine-time-")
             runs = [("cold", folder), ("warm", folder)]
         for cache_name, cache in runs:
-            row = session(timeout_ms, simulations, args.moves, args.size, args.seed, args.rule,
-                          args.timed_search, cache)  # fmt: skip
+            play = gtp_session if args.protocol == "gtp" else session
+            row = play(timeout_ms, simulations, args.moves, args.size, args.seed, args.rule,
+                       args.timed_search, cache)  # fmt: skip
             cells = [row["session"], cache_name, f"{row['ready_s']:.1f} s",
                      f"{row['start_s']:.1f} s", row["moves"], f"{row['median_s']:.3f} s",
                      f"{row['max_s']:.3f} s", row["over"]]  # fmt: skip

@@ -114,3 +114,13 @@ def test_a_timed_hex_move_plays_a_proven_win_without_searching(agent):
     # Without the solver: a search.
     searched = LastingSearch(agent, 64, solve=False).move(state, 1.0)
     assert not searched.proven and searched.simulations > 0
+
+
+def test_a_kept_tree_too_full_for_the_next_search_gives_way_to_a_new_one(agent):
+    search = LastingSearch(agent, 64)  # room for 129 nodes
+    state = agent.game.new_state()
+    search.move(state, None)
+    search.move(state, None)  # the same position: all 65 nodes kept, 64 more fit
+    assert search.kept == 65 and int(search._local.tree.extra_data.size[0]) == 129
+    reply = search.move(state, None)  # 129 kept would leave no room: a new tree
+    assert search.kept == 0 and reply.simulations == 64

@@ -104,14 +104,17 @@ class LastingSearch:
         if not self.keep or tree is None:
             tree = self._empty  # no node: the re-root starts a new tree
         tree, kept = steps["reroot"](params, tree, batched)
-        self._local.kept = int(kept[0])
-        room = self.capacity - int(tree.extra_data.size[0])
         planned = self.most if simulations is None else simulations
         deadline = None
         if budget_s is not None:
             deadline = started + USE * budget_s
             planned = min(planned, int(self.rate * (deadline - self.now())))
-        planned = max(0, min(planned, room))
+        planned = max(0, planned)
+        if self.capacity - int(tree.extra_data.size[0]) < planned:
+            # What was kept leaves too little room for this move's search: a new tree.
+            tree, kept = steps["reroot"](params, self._empty, batched)
+        self._local.kept = int(kept[0])
+        planned = min(planned, self.capacity - int(tree.extra_data.size[0]))
         considered = self.agent.search_config(max(planned, 1)).max_considered_actions
         tree = steps["plan"](tree, jnp.asarray([planned], jnp.int32), jnp.asarray([considered]))
         done = 0
