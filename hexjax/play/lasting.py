@@ -5,7 +5,9 @@ for one game at a time. `move(state, budget_s)` moves the tree it kept to `state
 of the node holding that position, else a new tree), plans as many simulations as the measured
 rate fits in USE of the budget (at most `most`), grows the tree a short chunk at a time until
 they are done or the time is up, and plays the best move. Between chunks it sees Ctrl-C and
-`Agent.stop_searches`, so no host callback runs inside the compiled steps.
+`Agent.stop_searches`, so no host callback runs inside the compiled steps, and they can be kept
+on disk (`compile_cache`). Where the game has an exact solver (Hex up to 7x7), a timed move asks
+it first, for SOLVER_SHARE of the time, and plays a proven win without searching.
 
 With `keep=False` every move starts a new tree (the measure of what keeping it is worth).
 """
