@@ -150,11 +150,12 @@ def test_engine_matches_are_refereed_recorded_and_reported(tiny_run, tmp_path, c
 def test_under_a_move_time_the_agent_searches_what_fits_up_to_its_simulations(tiny_run, tmp_path):
     """With time to spare the clock searches --simulations, so the games are those of the
     untimed agent at that count (the search and the engine are deterministic), unless the tree
-    is kept from move to move."""
+    is kept from move to move or the exact solver (Hex 4x4 here) plays a proven win."""
     records = {}
-    for name, timed in (("untimed", []), ("fresh", ["--move-time", "1000", "--timed-search",
-                        "fresh"]), ("counts", ["--move-time", "1000", "--timed-search", "counts"]),
-                        ("kept", ["--move-time", "1000"])):  # fmt: skip
+    plain = ["--move-time", "1000", "--no-solver", "--timed-search"]
+    runs = (("untimed", []), ("fresh", [*plain, "fresh"]), ("counts", [*plain, "counts"]),
+            ("kept", ["--move-time", "1000"]))  # fmt: skip
+    for name, timed in runs:
         out = tmp_path / name / "evaluation.json"
         argv = ["--checkpoint", str(tiny_run), "--games", "4", "--simulations", "4",
                 "--opponent", f"gtp:{FAKE_GTP}", "--opening-plies", "1", "--out", str(out),
@@ -163,6 +164,7 @@ def test_under_a_move_time_the_agent_searches_what_fits_up_to_its_simulations(ti
         record = json.loads(out.read_text())
         assert record["move_time"] == (1000.0 if timed else None)
         assert record["timed_search"] == (name if timed else None)
+        assert record["solver"] == ({"untimed": None, "kept": True}.get(name, False))
         assert record["results"][f"gtp:{FAKE_GTP}"]["engine"]["engine_failures"] == []
         written = tiny_run / "records" / f"{evaluate_command._file_name(f'gtp:{FAKE_GTP}')}.txt"
         records[name] = written.read_text()
