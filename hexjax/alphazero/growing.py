@@ -2,7 +2,7 @@
 moves played, so that a timed engine spends the time it has and keeps what it has read.
 
 mctx's policies build a fresh tree for a fixed count on every call. Here a tree holds `capacity`
-nodes in mctx's own `Tree` arrays (`size` of them used), and four pure, batched steps work on it:
+nodes in mctx's own `Tree` arrays (`size` of them used), and these pure, batched steps work on it:
 
 - `start(params, states)`: a tree of one node per game, the root evaluated by the network;
 - `plan(tree, simulations)`: this move's budget: the root counts this move's visits apart
@@ -310,7 +310,8 @@ def _subtree(tree: mctx.Tree, state: State):
         equal &= jnp.all((nodes == value).reshape(capacity, -1), axis=1)
     found = equal.any()
     top = jnp.argmax(equal)
-    # Descendants of `top` by pointer doubling: after k rounds `reach` looks 2^k ancestors up.
+    # Descendants of `top` by pointer doubling: after k rounds `keep` has looked 2^k ancestors
+    # up (`up` jumps 2^k at once), so log2(capacity) rounds reach the root from any node.
     up = jnp.where(tree.parents == _NO_PARENT, index, tree.parents)
     keep = (index == top) | (up == top)
     for _ in range(max(1, (capacity - 1).bit_length())):

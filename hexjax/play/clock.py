@@ -26,8 +26,6 @@ import threading
 import time
 import weakref
 
-import numpy as np
-
 from hexjax.games import State
 from hexjax.play.agent import Agent, AgentMove, simulation_count
 from hexjax.play.lasting import LastingSearch
@@ -84,18 +82,18 @@ class SearchClock:
         compile in the background (those of a previously prepared agent stop; preparing that
         one again picks up where it stopped). A lasting search compiles its steps instead, and
         a move is played once."""
-        if self.search != "counts":
-            if id(agent) not in self._prepared:
-                self._prepared.add(id(agent))
-                self.lasting(agent).prepare()
-                start = agent.game.new_state()
-                Match(agent.game).play(int(np.argmax(np.asarray(start.legal_action_mask))))
-            return
         if id(agent) not in self._prepared:
             self._prepared.add(id(agent))
-            reply = self._timed(agent, agent.game.new_state(), self.counts[0])
-            Match(agent.game).play(reply.action)
-        elif self._compiling == id(agent) and self._threads and self._threads[-1].is_alive():
+            start = agent.game.new_state()
+            if self.search == "counts":
+                action = self._timed(agent, start, self.counts[0]).action
+            else:
+                self.lasting(agent).prepare()
+                action = agent.game.legal_actions(start)[0]
+            Match(agent.game).play(action)
+        if self.search != "counts":
+            return
+        if self._compiling == id(agent) and self._threads and self._threads[-1].is_alive():
             return  # its compiles are under way (engines call this before every move)
         self.stop()
         if all(agent.is_prepared(count) for count in self.counts):

@@ -85,10 +85,6 @@ class LastingSearch:
         """Nodes this thread's last move kept from the tree before it (0: a new tree)."""
         return getattr(self._local, "kept", 0)
 
-    def forget(self) -> None:
-        """Drop this thread's tree (a new game; it would not match anyway)."""
-        self._local.tree = None
-
     def move(self, state: State, budget_s: float | None, simulations: int | None = None):
         """The move in `state` (not over) within `budget_s` seconds (None: `simulations`, else
         `most`, whatever they take)."""
