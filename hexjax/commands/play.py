@@ -13,7 +13,7 @@ import sys
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import DEFAULT_SIZES, available_games, check_options
 from hexjax.games.gomoku import RULES
-from hexjax.play import compile_cache, models
+from hexjax.play import compile_cache, interrupts, models
 from hexjax.play.agent import Agent, add_agent_flags, positive_int, search_choices
 from hexjax.play.terminal import TerminalGame
 from hexjax.training.checkpoint import CheckpointError
@@ -92,6 +92,7 @@ def main(argv=None) -> int:
     """`hexjax-play`: the terminal game, or the web page with --web."""
     args = parse(argv)
     compile_cache.enable()
+    interrupts.install()
     try:
         if args.web:
             from hexjax.play import web  # the web extra: starlette, uvicorn

@@ -30,7 +30,7 @@ import numpy as np
 
 import hexjax
 from hexjax.alphazero.search import PLAY_SIMULATIONS
-from hexjax.play import clock, compile_cache, models
+from hexjax.play import clock, compile_cache, interrupts, models
 from hexjax.play.agent import Agent, Agents, add_agent_flags, search_choices
 from hexjax.play.match import Match, MoveError
 from hexjax.training.checkpoint import CheckpointError
@@ -289,6 +289,7 @@ def main(argv=None) -> int:
                         "largest compiled count that fits (counts)")  # fmt: skip
     args = parser.parse_args(argv)
     compile_cache.enable()
+    interrupts.install()
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir, **search_choices(args))
         if agents.only is not None and agents.only.config.game.name != "gomoku":

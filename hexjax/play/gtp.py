@@ -27,7 +27,7 @@ from typing import TextIO
 
 import hexjax
 from hexjax.alphazero.search import PLAY_SIMULATIONS
-from hexjax.play import clock, compile_cache, models
+from hexjax.play import clock, compile_cache, interrupts, models
 from hexjax.play.agent import Agents, add_agent_flags, search_choices
 from hexjax.play.match import Match, MoveError
 from hexjax.training.checkpoint import CheckpointError
@@ -281,6 +281,7 @@ def main(argv=None) -> int:
                         "prove a win in a quarter of the move's time)")  # fmt: skip
     args = parser.parse_args(argv)
     compile_cache.enable()
+    interrupts.install()
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir, **search_choices(args))
         swap = args.swap or agents.only is not None and agents.only.config.game.swap
