@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from support.play_models import make_tiny_model
 
+from hexjax.evaluation import puzzles
 from hexjax.play import clock, lasting
 from hexjax.play.agent import Agent, SearchStopped
 from hexjax.play.lasting import LastingSearch
@@ -124,3 +125,12 @@ def test_a_kept_tree_too_full_for_the_next_search_gives_way_to_a_new_one(agent):
     assert search.kept == 65 and int(search._local.tree.extra_data.size[0]) == 129
     reply = search.move(state, None)  # 129 kept would leave no room: a new tree
     assert search.kept == 0 and reply.simulations == 64
+
+
+def test_a_timed_gomoku_move_plays_a_win_by_fours_without_searching(tmp_path):
+    directory = make_tiny_model(tmp_path, "gomoku9", "gomoku", 9)
+    agent = Agent.from_model("gomoku9", directory)
+    puzzle = next(p for p in puzzles.load_puzzles() if (p.size, p.goal) == (9, "vcf5"))
+    state = agent.game.from_board(np.asarray(puzzle.board), puzzle.to_play)
+    reply = LastingSearch(agent, 64).move(state, 1.0)
+    assert reply.action in puzzle.answers and reply.proven and reply.simulations == 0

@@ -152,8 +152,8 @@ def _parse(argv):
     parser.add_argument(
         "--no-solver",
         action="store_true",
-        help="with --move-time: no exact solver before the search (by default Hex up to 7x7 "
-        "tries to prove a win in a quarter of the move's time first)",
+        help="with --move-time: no solver before the search (by default, in a quarter of the "
+        "move's time, Hex up to 7x7 tries to prove a win, Gomoku and renju a win by fours)",
     )
     parser.add_argument("--games", type=int, help=f"a match (default {DEFAULT_GAMES})")
     parser.add_argument(

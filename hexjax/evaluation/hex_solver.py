@@ -33,7 +33,7 @@ union of its tried moves' sets; a won one's is the winning move's set plus the m
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -520,16 +520,6 @@ class HexSolver:
             if len(waiting) == len(pending):
                 return None
             pending = waiting
-
-
-def root_solver(game) -> Callable | None:
-    """For plain Hex up to MAX_SIZE, `solve(board, to_play, deadline)` (`winning_move` of a
-    solver kept between calls); None for every other game."""
-    from hexjax.games.hex import Hex
-
-    if not isinstance(game, Hex) or game.swap or not MIN_SIZE <= game.size <= MAX_SIZE:
-        return None
-    return HexSolver(game.size).winning_move
 
 
 def accuracy(

@@ -222,9 +222,13 @@ class Gomoku(Game):
     def forbidden_mask(self, state: State) -> np.ndarray:
         """bool[n, n]: the points where Black may not play in this position (renju only),
         whoever is to move."""
+        return self.forbidden_points(np.asarray(state.board))
+
+    def forbidden_points(self, board: np.ndarray) -> np.ndarray:
+        """bool[n, n]: the points where Black may not play on `board` (int8[n, n]; renju)."""
         if self._forbidden is None:
             raise ValueError(f"only renju has forbidden points; this game's rule is {self.rule}")
-        mask = self._jit_forbidden(jnp.asarray(state.board))
+        mask = self._jit_forbidden(jnp.asarray(board, jnp.int8))
         return np.asarray(mask).reshape(self.size, self.size)
 
     @functools.cached_property

@@ -14,7 +14,9 @@ Decisions the protocol leaves open:
 - Time: INFO timeout_turn and time_left (spread over the moves still to come) give a budget per
   move, and `clock.SearchClock` spends it: by default one search tree grown until the time is
   spent and kept from move to move (`lasting.py`, compiled by START before it answers;
-  --timed-search). Without a limit a move searches the most allowed (--simulations).
+  --timed-search), after a quarter of the time looking for a win by continuous fours
+  (`evaluation/vcf.py`, --no-solver). Without a limit a move searches the most allowed
+  (--simulations).
   max_memory, game_type, evaluate and folder are stored and not used.
 - Errors answer `ERROR message` and leave the game as it was; unknown commands `UNKNOWN ...`.
 """
@@ -56,10 +58,12 @@ class GomocupEngine:
     (BOARD reads its stones from `lines`)."""
 
     def __init__(self, agents: Agents, simulations: int | None = None, rule="freestyle",
-                 timed_search: str = "kept"):  # fmt: skip
+                 timed_search: str = "kept", solve: bool = True):  # fmt: skip
         self.agents = agents
         # The most per move; under a time limit, what fits.
-        self.clock = clock.SearchClock(simulations or PLAY_SIMULATIONS, search=timed_search)
+        self.clock = clock.SearchClock(
+            simulations or PLAY_SIMULATIONS, search=timed_search, solve=solve
+        )
         self.rule = rule
         self.size: int | None = None  # set by START
         self.match: Match | None = None  # None: a new game starts at the next command
@@ -287,6 +291,9 @@ def main(argv=None) -> int:
                         help="under a time limit: one tree grown until the time is spent and "
                         "kept from move to move (default), a new tree each move (fresh), or the "
                         "largest compiled count that fits (counts)")  # fmt: skip
+    parser.add_argument("--no-solver", action="store_true",
+                        help="under a time limit, no search for a win by continuous fours "
+                        "first (it may take a quarter of the move)")  # fmt: skip
     args = parser.parse_args(argv)
     compile_cache.enable()
     interrupts.install()
@@ -303,7 +310,9 @@ def main(argv=None) -> int:
     # One model plays its own rule until INFO rule says otherwise.
     rule = agents.only.config.game.rule if agents.only is not None else "freestyle"
     try:
-        GomocupEngine(agents, args.simulations, rule, args.timed_search).run(sys.stdin, sys.stdout)
+        GomocupEngine(agents, args.simulations, rule, args.timed_search, not args.no_solver).run(
+            sys.stdin, sys.stdout
+        )
     except KeyboardInterrupt:  # Ctrl-C: a search in flight has stopped; no traceback
         return 130
     return 0

@@ -6,8 +6,9 @@ of the node holding that position, else a new tree), plans as many simulations a
 rate fits in USE of the budget (at most `most`), grows the tree a short chunk at a time until
 they are done or the time is up, and plays the best move. Between chunks it sees Ctrl-C and
 `Agent.stop_searches`, so no host callback runs inside the compiled steps, and they can be kept
-on disk (`compile_cache`). Where the game has an exact solver (Hex up to 7x7), a timed move asks
-it first, for SOLVER_SHARE of the time, and plays a proven win without searching.
+on disk (`compile_cache`). Where the game has a root solver (`evaluation/root_solvers.py`: Hex
+up to 7x7 solved outright, five in a row's wins by continuous fours), a timed move asks it
+first, for SOLVER_SHARE of the time, and plays a proven win without searching.
 
 With `keep=False` every move starts a new tree (the measure of what keeping it is worth).
 """
@@ -23,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from hexjax.alphazero import growing
-from hexjax.evaluation import hex_solver
+from hexjax.evaluation import root_solvers
 from hexjax.games import State
 from hexjax.play import compile_cache
 from hexjax.play.agent import Agent, AgentMove, SearchStopped
@@ -43,8 +44,8 @@ class LastingSearch:
     def __init__(self, agent: Agent, most: int, keep: bool = True, now=time.monotonic,
                  solve: bool = True):  # fmt: skip
         self.agent = agent
-        # An exact solver for the game, tried first in a timed move (Hex up to 7x7).
-        self.solves = solve and hex_solver.root_solver(agent.game) is not None
+        # A root solver for the game, tried first in a timed move.
+        self.solves = solve and root_solvers.root_solver(agent.game) is not None
         self.most = most
         self.keep = keep
         self.now = now
@@ -138,13 +139,13 @@ class LastingSearch:
         """The winning move if the exact solver proves one before `deadline`, else None."""
         solver = getattr(self._local, "solver", None)
         if solver is None:
-            solver = self._local.solver = hex_solver.root_solver(self.agent.game)
+            solver = self._local.solver = root_solvers.root_solver(self.agent.game)
         try:
             action = solver(np.asarray(state.board), int(state.current_player), deadline)
-        except hex_solver.OutOfTime:
+        except root_solvers.OutOfTime:
             return None
         if action is None:
-            return None  # lost against perfect play: the search picks the hardest defence
+            return None  # nothing proven (Hex: lost against perfect play): the search decides
         self._local.tree, self._local.kept = None, 0
         policy = np.zeros(self.agent.game.num_actions, np.float32)
         policy[action] = 1.0

@@ -1,0 +1,29 @@
+"""The exact solver an engine asks first, before its search, where the game has one.
+
+`root_solver(game)` gives `solve(board, to_play, deadline)` -> a move proven to win, or None (no
+such move, or none this solver can prove), raising OutOfTime past `deadline`
+(`time.monotonic()`): Hex up to 7x7 is solved outright (hex_solver.py); five-in-a-row Gomoku
+and renju look for a win by continuous fours (vcf.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hexjax.evaluation import hex_solver, vcf
+from hexjax.evaluation.hex_solver import OutOfTime
+from hexjax.games.gomoku import Gomoku
+from hexjax.games.hex import Hex
+
+__all__ = ["OutOfTime", "root_solver"]
+
+
+def root_solver(game) -> Callable | None:
+    """The game's root solver (kept between calls: its tables last), or None where there is
+    none: Hex with swap or over 7x7, Othello, Gomoku other than five in a row."""
+    if isinstance(game, Hex):
+        fits = hex_solver.MIN_SIZE <= game.size <= hex_solver.MAX_SIZE
+        return hex_solver.HexSolver(game.size).winning_move if fits and not game.swap else None
+    if isinstance(game, Gomoku) and game.win_length == vcf.K:
+        return vcf.VcfSolver(game).winning_move
+    return None
