@@ -303,6 +303,16 @@ def test_puzzles_for_a_gomoku_agent_and_a_baseline(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "forced_block" in printed and "four_three" in printed
     assert re.search(r"random +15x15 freestyle +\d+/\d+ +\d+\.\d%", printed), printed
+    # Timed as the engines play: the win by fours is found by the solver whatever the network.
+    argv = ["--checkpoint", str(workdir), "--puzzles", "--move-time", "0.3", "--simulations", "8",
+            "--out", str(out)]  # fmt: skip
+    assert evaluate_command.main(argv) == 0
+    record = json.loads(out.read_text())
+    timed = record["puzzles"]["agent, 0.3 s a move"]
+    assert {c: timed[c]["solved"] for c in ("win_in_one", "vcf3", "vcf5")} == {
+        "win_in_one": 1, "vcf3": 1, "vcf5": 1
+    }  # fmt: skip
+    assert record["move_time"] == 0.3 and record["solver"] is True
 
 
 def test_a_corrupt_checkpoint_gets_one_line_and_the_newest_readable_plays(tmp_path):

@@ -139,7 +139,8 @@ def _parse(argv):
         type=float,
         metavar="SECONDS",
         help="against engines: the agent gets this many seconds a move and searches what fits "
-        "(up to --simulations, default 4096), as hexjax-gtp and hexjax-gomocup do under a clock",
+        "(up to --simulations, default 4096), as hexjax-gtp and hexjax-gomocup do under a clock; "
+        "with --puzzles, a row more: the agent so timed",
     )
     parser.add_argument(
         "--timed-search",
@@ -444,10 +445,10 @@ def main(argv=None) -> int:
                 "engines (gtp:, gomocup:) play matches; --elo, --solver-accuracy and --puzzles "
                 "take hexjax's own opponents"
             )
-        if args.move_time and not all(engines.is_engine(spec) for spec in specs):
+        if args.move_time and not args.puzzles and not all(map(engines.is_engine, specs)):
             raise ValueError(
-                "--move-time applies to matches against engines (gtp:, gomocup:); hexjax's own "
-                "opponents play batched games by --simulations"
+                "--move-time applies to matches against engines (gtp:, gomocup:) and to "
+                "--puzzles; hexjax's own opponents play batched games by --simulations"
             )
         if args.move_time and not latest.algorithm.searches:
             raise ValueError(f"--move-time applies to agents that search, not to {latest.source}")
@@ -775,11 +776,19 @@ def _puzzles(args, latest: TrainedAgent, specs) -> dict:
     }
     for spec in specs:
         contenders[spec] = lambda game, s=spec: restore.opponent(s, game).make_player(None)
+    timed = {}
+    if args.move_time:  # one position at a time, as the engines play under a clock
+        name = f"agent, {args.move_time:g} s a move"
+        move = _timed_moves(latest, args.move_time, args.timed_search, not args.no_solver)
+        timed[name] = puzzles.solved_one_at_a_time(
+            suite, lambda game: move if (game.size, game.rule) == own else None
+        )
+        contenders[name] = None
     categories = list(puzzles.CATEGORIES)
     print(f"{'player':<34} " + " ".join(f"{c:>13}" for c in categories))
     results, by_board = {}, {}
     for name, player_for in contenders.items():
-        hits = puzzles.solved(suite, player_for)
+        hits = timed[name] if name in timed else puzzles.solved(suite, player_for)
         rates = puzzles.solve_rates(suite, player_for, hits)
         results[name] = rates
         by_board[name] = puzzles.board_rates(suite, hits)

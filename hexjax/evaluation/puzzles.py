@@ -202,6 +202,20 @@ def solved(puzzles, player_for) -> dict[str, bool]:
     return hits
 
 
+def solved_one_at_a_time(puzzles, move_for) -> dict[str, bool]:
+    """As `solved`, for a player that takes one position at a time on the host (an engine's
+    timed move): move_for(game) -> (state -> action), or None where it does not play."""
+    hits = {}
+    for puzzle in puzzles:
+        game = _game(puzzle.size, puzzle.rule)
+        move = move_for(game)
+        if move is not None:
+            hits[puzzle.id] = (
+                int(move(game.from_board(puzzle.board, puzzle.to_play))) in puzzle.answers
+            )
+    return hits
+
+
 def _rate(puzzles) -> dict[str, float | int]:
     total, hits = len(puzzles), sum(puzzles)
     return {"puzzles": total, "solved": hits, "accuracy": hits / total if total else 0.0}

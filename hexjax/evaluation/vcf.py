@@ -44,6 +44,8 @@ class VcfSolver:
         self._windows, self._before, self._after = _windows(n)
         self._failed: dict[tuple[bytes, int], int] = {}  # position -> fours proven not to win
         self._forbidden: dict[bytes, np.ndarray] = {}
+        if game.rule == "renju":  # the game's reading compiles now, not in a move's time
+            game.forbidden_points(np.zeros((n, n), np.int8))
 
     def winning_move(self, board: np.ndarray, to_play: int, deadline: float | None = None):
         """The first move of a shortest continuous-four win for `to_play`, or None when there is
