@@ -137,3 +137,18 @@ def test_other_games_and_other_boards_are_refused():
         solver.proof(np.zeros((15, 15), np.int8), 0)
     with pytest.raises(ValueError, match="to_play"):
         solver.proof(np.zeros((9, 9), np.int8), 2)
+
+
+def test_a_move_that_allows_a_five_loses_to_fours_and_one_that_makes_five_does_not(solvers):
+    block = next(p for p in SUITE if p.goal == "forced_block" and p.rule == "freestyle")
+    solver = solvers(block.size, block.rule)
+    (answer,) = block.answers
+    elsewhere = next(a for a in range(block.size**2) if a != answer and block.board.flat[a] == 0)
+    assert solver.loses_to_fours(block.board, block.to_play, elsewhere)
+    win = next(p for p in SUITE if p.goal == "win_in_one" and p.rule == "freestyle")
+    solver = solvers(win.size, win.rule)
+    for five in win.answers:
+        assert not solver.loses_to_fours(win.board, win.to_play, five)
+    taken = int(np.flatnonzero(win.board)[0])
+    with pytest.raises(ValueError, match="not empty"):
+        solver.loses_to_fours(win.board, win.to_play, taken)

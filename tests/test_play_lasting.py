@@ -134,3 +134,17 @@ def test_a_timed_gomoku_move_plays_a_win_by_fours_without_searching(tmp_path):
     state = agent.game.from_board(np.asarray(puzzle.board), puzzle.to_play)
     reply = LastingSearch(agent, 64).move(state, 1.0)
     assert reply.action in puzzle.answers and reply.proven and reply.simulations == 0
+
+
+def test_a_timed_gomoku_move_that_loses_to_fours_gives_way(tmp_path, monkeypatch):
+    """The opponent has four in a row: every move but the block lets it make five. The tiny
+    network's search plays elsewhere; screened, every move but the block is refused."""
+    directory = make_tiny_model(tmp_path, "gomoku9", "gomoku", 9)
+    agent = Agent.from_model("gomoku9", directory)
+    puzzle = next(p for p in puzzles.load_puzzles() if (p.size, p.goal) == (9, "forced_block"))
+    state = agent.game.from_board(np.asarray(puzzle.board), puzzle.to_play)
+    unscreened = LastingSearch(agent, 64, solve=False).move(state, 1.0)
+    assert unscreened.action not in puzzle.answers  # what the screen has to mend
+    monkeypatch.setattr(lasting, "SCREENED", agent.game.num_actions)
+    screened = LastingSearch(agent, 64).move(state, 1.0)
+    assert screened.action in puzzle.answers and not screened.proven

@@ -3,7 +3,9 @@
 `root_solver(game)` gives `solve(board, to_play, deadline)` -> a move proven to win, or None (no
 such move, or none this solver can prove), raising OutOfTime past `deadline`
 (`time.monotonic()`): Hex up to 7x7 is solved outright (hex_solver.py); five-in-a-row Gomoku
-and renju look for a win by continuous fours (vcf.py).
+and renju look for a win by continuous fours (vcf.py). `move_screen(game)` gives, for five in a
+row, `loses(board, to_play, move, deadline)`: whether the move lets the opponent win by fours,
+which an engine checks of its searched move before playing it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from hexjax.evaluation.hex_solver import OutOfTime
 from hexjax.games.gomoku import Gomoku
 from hexjax.games.hex import Hex
 
-__all__ = ["OutOfTime", "root_solver"]
+__all__ = ["OutOfTime", "move_screen", "root_solver"]
 
 
 def root_solver(game) -> Callable | None:
@@ -26,4 +28,12 @@ def root_solver(game) -> Callable | None:
         return hex_solver.HexSolver(game.size).winning_move if fits and not game.swap else None
     if isinstance(game, Gomoku) and game.win_length == vcf.K:
         return vcf.VcfSolver(game).winning_move
+    return None
+
+
+def move_screen(game) -> Callable | None:
+    """For five in a row, `loses(board, to_play, move, deadline)` of a VCF solver kept between
+    calls; None for other games (in Hex one side always has a winning move: no screen)."""
+    if isinstance(game, Gomoku) and game.win_length == vcf.K:
+        return vcf.VcfSolver(game).loses_to_fours
     return None

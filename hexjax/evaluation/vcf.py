@@ -53,6 +53,17 @@ class VcfSolver:
         line = self.proof(board, to_play, deadline)
         return None if line is None else line[0]
 
+    def loses_to_fours(self, board: np.ndarray, to_play: int, move: int, deadline=None) -> bool:
+        """Whether `move` by `to_play` lets the opponent win by continuous fours (a move that
+        makes five itself does not)."""
+        after = np.array(board, np.int8).reshape(-1)
+        if after[move] != 0:
+            raise ValueError(f"point {move} is not empty")
+        after[move] = to_play + 1
+        if self._makes_five(np.append(after, _WALL), move, to_play):
+            return False
+        return self.proof(after.reshape(self.size, self.size), 1 - to_play, deadline) is not None
+
     def proof(self, board: np.ndarray, to_play: int, deadline: float | None = None):
         """A shortest win by continuous fours as actions (the attacker's, the forced replies, the
         five last), or None. In a line of even length the last entry is the point completing the

@@ -8,7 +8,9 @@ they are done or the time is up, and plays the best move. Between chunks it sees
 `Agent.stop_searches`, so no host callback runs inside the compiled steps, and they can be kept
 on disk (`compile_cache`). Where the game has a root solver (`evaluation/root_solvers.py`: Hex
 up to 7x7 solved outright, five in a row's wins by continuous fours), a timed move asks it
-first, for SOLVER_SHARE of the time, and plays a proven win without searching.
+first, for SOLVER_SHARE of the time, and plays a proven win without searching. In five in a row
+the searched move is then screened in the last SCREEN_SHARE of the time: one that lets the
+opponent win by continuous fours gives way to the most likely searched move that does not.
 
 With `keep=False` every move starts a new tree (the measure of what keeping it is worth).
 """
@@ -33,6 +35,8 @@ USE = 0.8  # the part of a move's budget the search may use (protocol, host work
 CHUNK_S = 0.03  # a chunk's target time: the time's end is met within about this much
 RECENT_CHUNKS = 16  # the rate is measured over this many recent chunks
 SOLVER_SHARE = 0.25  # of the time a move may use, what the exact solver may take first
+SCREEN_SHARE = 0.2  # of the time a move may use, kept for screening the searched move
+SCREENED = 8  # the most likely moves screened, at most, before the search's choice stands
 SMALLEST_CHUNK = 8  # simulations: a smaller chunk is mostly dispatch
 MEASURED = 64  # simulations of the search that measures the rate when preparing
 
@@ -46,6 +50,7 @@ class LastingSearch:
         self.agent = agent
         # A root solver for the game, tried first in a timed move.
         self.solves = solve and root_solvers.root_solver(agent.game) is not None
+        self.screens = solve and root_solvers.move_screen(agent.game) is not None
         self.most = most
         self.keep = keep
         self.now = now
@@ -106,7 +111,7 @@ class LastingSearch:
         planned = self.most if simulations is None else simulations
         deadline = None
         if budget_s is not None:
-            deadline = started + USE * budget_s
+            deadline = started + USE * budget_s * (1 - SCREEN_SHARE * self.screens)
             planned = min(planned, int(self.rate * (deadline - self.now())))
         planned = max(0, planned)
         if self.capacity - int(tree.extra_data.size[0]) < planned:
@@ -133,7 +138,10 @@ class LastingSearch:
             done += chunk
         action, policy, value = jax.device_get(steps["choose"](tree))
         self._local.tree = tree
-        return AgentMove(int(action[0]), np.asarray(policy[0], np.float32), float(value[0]), done)
+        action, policy = int(action[0]), np.asarray(policy[0], np.float32)
+        if budget_s is not None and self.screens:
+            action = self._screened(state, action, policy, started + USE * budget_s)
+        return AgentMove(action, policy, float(value[0]), done)
 
     def _solve(self, state: State, deadline: float) -> AgentMove | None:
         """The winning move if the exact solver proves one before `deadline`, else None."""
@@ -150,6 +158,22 @@ class LastingSearch:
         policy = np.zeros(self.agent.game.num_actions, np.float32)
         policy[action] = 1.0
         return AgentMove(action, policy, 1.0, 0, proven=True)
+
+    def _screened(self, state: State, action: int, policy: np.ndarray, deadline: float) -> int:
+        """`action`, unless it lets the opponent win by continuous fours and one of the next
+        most likely moves does not (out of time, or all of them losing: `action`)."""
+        loses = getattr(self._local, "screen", None)
+        if loses is None:
+            loses = self._local.screen = root_solvers.move_screen(self.agent.game)
+        board, mover = np.asarray(state.board), int(state.current_player)
+        likely = [int(a) for a in np.argsort(-policy, kind="stable") if policy[a] > 0]
+        for candidate in [action, *[a for a in likely if a != action]][:SCREENED]:
+            try:
+                if not loses(board, mover, candidate, deadline):
+                    return candidate
+            except root_solvers.OutOfTime:
+                break
+        return action
 
     def _compile(self) -> dict:
         game, net, config = self.agent.game, self.agent.network, self._config
