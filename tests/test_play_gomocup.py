@@ -251,9 +251,10 @@ def test_budgets_from_timeout_turn_and_time_left(agents):
     assert engine.budget() is None
     engine.answer("INFO timeout_turn 2000")
     engine.answer("INFO time_left 2147483647")  # no match limit
-    assert engine.budget() == 2.0
+    assert engine.budget() == 2.0 and engine.most() == 2.0  # the turn's limit: no more
     engine.answer("INFO time_left 10000")
     assert engine.budget() == 0.5  # 10 s shared among the next 20 moves
+    assert engine.most() == 1.25  # an eighth of it when the search is unsure
     engine.answer("INFO time_left -300")  # overdrawn
     assert engine.budget() == 0.0
 

@@ -215,10 +215,11 @@ def test_time_settings_give_each_move_a_budget(agents):
     assert engine.time.budget(0) == 15.0  # shared among the next 20 moves
     talk(engine, "time_left b 40 0\n")
     assert engine.time.budget(0) == 2.0 and engine.time.budget(1) == 15.0
+    assert engine.time.most(0) == 5.0 and engine.time.most(1) == 37.5  # an eighth, when unsure
     talk(engine, "time_settings 0 30 5\n")  # Canadian byo-yomi only: 30 s for 5 stones
     assert engine.time.budget(0) == 6.0
     talk(engine, "time_left w 12 3\n")  # in a period: 12 s for 3 stones
-    assert engine.time.budget(1) == 4.0
+    assert engine.time.budget(1) == 4.0 and engine.time.most(1) == 4.0  # a period: no more
     talk(engine, "time_settings 0 1 0\n")  # GTP's "no time limit"
     assert engine.time.budget(0) is None
     talk(engine, "kgs-time_settings byoyomi 0 10 3\n")  # 10 s a move once main time is over

@@ -57,6 +57,26 @@ def test_moves_spend_their_budget_and_never_more(agent):
         state = agent.game.step(state, int(legal[len(legal) // 2]))
 
 
+@pytest.mark.parametrize("unsure", [True, False])
+def test_an_unsure_search_goes_on_up_to_twice_its_budget(agent, monkeypatch, unsure):
+    """Where the clock allows more (`most_s`), a move the search is unsure of takes up to EXTEND
+    times its budget and never past `most_s`; a sure one keeps to its budget."""
+    fake = FakeTime()
+    search = LastingSearch(agent, 4096, now=fake, solve=False)
+    search.prepare()
+    fake.slow_down(search)
+    search._chunks.clear()
+    search.move(agent.game.new_state(), None, simulations=64)  # the rate on the fake clock
+    monkeypatch.setattr(lasting, "CLOSE", 0.0 if unsure else 2.0)  # policies: always, never
+    monkeypatch.setattr(lasting, "VALUE_DROP", 9.0)
+    for budget, most in ((0.1, 1.0), (0.1, 0.15)):
+        before = fake()
+        search.move(agent.game.new_state(), budget, most_s=most)
+        spent = fake() - before
+        allowed = min(most, lasting.EXTEND * budget) if unsure else budget
+        assert 0.8 * lasting.USE * allowed <= spent <= lasting.USE * allowed + 1e-9, spent
+
+
 def test_a_fresh_tree_without_a_clock_is_the_plain_search(agent):
     search = LastingSearch(agent, 64, keep=False)
     state = agent.game.from_moves(agent.game.parse_moves("c3 b2"))
@@ -148,3 +168,12 @@ def test_a_timed_gomoku_move_that_loses_to_fours_gives_way(tmp_path, monkeypatch
     monkeypatch.setattr(lasting, "SCREENED", agent.game.num_actions)
     screened = LastingSearch(agent, 64).move(state, 1.0)
     assert screened.action in puzzle.answers and not screened.proven
+
+
+def test_unsure_when_the_top_two_are_close_or_the_value_fell(agent):
+    search = LastingSearch(agent, 64, solve=False)
+    peaked, close = np.array([0.9, 0.05, 0.05]), np.array([0.45, 0.4, 0.15])
+    assert search._unsure(close, 0.0) and not search._unsure(peaked, 0.0)  # no earlier value
+    search._local.value = 0.5  # the value this thread's last move saw
+    assert search._unsure(peaked, 0.5 - lasting.VALUE_DROP)
+    assert not search._unsure(peaked, 0.5 - lasting.VALUE_DROP / 2)

@@ -33,6 +33,7 @@ from hexjax.play.match import Match
 
 SAFETY = 0.5  # the part of a move's budget the search may use (host work, jitter, contention)
 MOVES_AHEAD = 20  # a main time is shared among this many more moves
+MOVES_AHEAD_AT_LEAST = 8  # an unsure move may take up to this share of a main time
 GROWTH = 4  # the most a count may exceed the largest measured one
 MEASURE_LIMIT_S = 1.0  # counts predicted to take longer are timed by real moves only
 RECENT = 3  # moves remembered per count
@@ -115,11 +116,13 @@ class SearchClock:
         self._threads = [thread for thread in self._threads if thread.is_alive()]
         return not self._threads
 
-    def move(self, agent: Agent, state: State, budget_s: float | None) -> AgentMove:
+    def move(self, agent: Agent, state: State, budget_s: float | None,
+             most_s: float | None = None) -> AgentMove:  # fmt: skip
         """The agent's move in `state` within `budget_s` seconds (None: `most` simulations,
-        compiled now if need be)."""
+        compiled now if need be); the lasting search may take up to `most_s` on a move it is
+        unsure of."""
         if budget_s is not None and self.search != "counts":
-            return self.lasting(agent).move(state, budget_s)
+            return self.lasting(agent).move(state, budget_s, most_s=most_s)
         return self._timed(agent, state, self.simulations(agent, budget_s))
 
     def lasting(self, agent: Agent) -> LastingSearch:
@@ -191,3 +194,8 @@ class SearchClock:
 def split_main_time(seconds_left: float) -> float:
     """A move's share of a main time that must last the game."""
     return max(seconds_left, 0.0) / MOVES_AHEAD
+
+
+def most_of_main_time(seconds_left: float) -> float:
+    """The most one unsure move may take of a main time that must last the game."""
+    return max(seconds_left, 0.0) / MOVES_AHEAD_AT_LEAST

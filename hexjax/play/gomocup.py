@@ -217,7 +217,7 @@ class GomocupEngine:
         _live(match)
         agent = self._agent()
         self.clock.prepare(agent)
-        action = self.clock.move(agent, match.state, self.budget()).action
+        action = self.clock.move(agent, match.state, self.budget(), self.most()).action
         match.play(action)
         y, x = divmod(action, self.size)
         return f"{x},{y}"
@@ -231,6 +231,18 @@ class GomocupEngine:
         left = _optional_integer(self.info.get("time_left", ""))
         if left is not None and left < UNLIMITED_MS:  # may be negative when time is up
             limits.append(clock.split_main_time(left / 1000))
+        return min(limits, default=None)
+
+    def most(self) -> float | None:
+        """The most a move the search is unsure of may take: timeout_turn, and a larger share
+        of time_left than the budget's; None if unlimited."""
+        limits = []
+        turn = _optional_integer(self.info.get("timeout_turn", ""))
+        if turn is not None:
+            limits.append(max(turn, 0) / 1000)
+        left = _optional_integer(self.info.get("time_left", ""))
+        if left is not None and left < UNLIMITED_MS:
+            limits.append(clock.most_of_main_time(left / 1000))
         return min(limits, default=None)
 
 

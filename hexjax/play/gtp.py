@@ -153,7 +153,7 @@ class GtpEngine:
         player = self._player(args[0])
         self.prepare()
         state = self.match.state_for(player)
-        reply = self.clock.move(self.agent, state, self.time.budget(player))
+        reply = self.clock.move(self.agent, state, self.time.budget(player), self.time.most(player))
         self.match.play_as(player, reply.action)
         if reply.action == self.agent.game.num_cells:  # the swap action
             return "swap-pieces"
@@ -241,6 +241,14 @@ class TimeControl:
         if seconds <= 0 and self.stones > 0:  # main time over (or none): a fresh period
             return self.byo_yomi / self.stones
         return clock.split_main_time(seconds)
+
+    def most(self, player: int) -> float | None:
+        """The most a move the search is unsure of may take: in main time a larger share of
+        it than the budget's; in byo-yomi the budget."""
+        seconds, stones = self.left.get(player, (self.main, 0))
+        if not self.limited or stones > 0 or seconds <= 0:
+            return self.budget(player)
+        return clock.most_of_main_time(seconds)
 
 
 def _numbers(args: list[str], command: str) -> list[float]:

@@ -37,6 +37,12 @@ RECENT_CHUNKS = 16  # the rate is measured over this many recent chunks
 SOLVER_SHARE = 0.25  # of the time a move may use, what the exact solver may take first
 SCREEN_SHARE = 0.2  # of the time a move may use, kept for screening the searched move
 SCREENED = 8  # the most likely moves screened, at most, before the search's choice stands
+# Time by the position: where the clock allows, an unsure search goes on up to EXTEND times the
+# move's budget: its two likeliest moves within CLOSE of each other, or its value down by
+# VALUE_DROP or more since the last move.
+EXTEND = 2.0
+CLOSE = 0.75
+VALUE_DROP = 0.2
 SMALLEST_CHUNK = 8  # simulations: a smaller chunk is mostly dispatch
 MEASURED = 64  # simulations of the search that measures the rate when preparing
 
@@ -84,16 +90,19 @@ class LastingSearch:
         for _ in range(2):  # the first run's chunks are slow (caches, allocation): measured again
             self._chunks.clear()
             self.move(state, None, simulations=MEASURED)
-        self._local.tree = None
+        self._local.tree = self._local.value = None
 
     @property
     def kept(self) -> int:
         """Nodes this thread's last move kept from the tree before it (0: a new tree)."""
         return getattr(self._local, "kept", 0)
 
-    def move(self, state: State, budget_s: float | None, simulations: int | None = None):
+    def move(self, state: State, budget_s: float | None, simulations: int | None = None,
+             most_s: float | None = None) -> AgentMove:  # fmt: skip
         """The move in `state` (not over) within `budget_s` seconds (None: `simulations`, else
-        `most`, whatever they take)."""
+        `most`, whatever they take). Up to `most_s` (at most EXTEND times the budget) when the
+        search is unsure after the budget: its two best moves close, or its value fallen since
+        this thread's last move."""
         if bool(state.terminated):
             raise ValueError("the game is over: there is no move to search")
         self.prepare()
@@ -109,16 +118,39 @@ class LastingSearch:
             tree = self._empty  # no node: the re-root starts a new tree
         tree, kept = steps["reroot"](params, tree, batched)
         planned = self.most if simulations is None else simulations
-        deadline = None
         if budget_s is not None:
-            deadline = started + USE * budget_s * (1 - SCREEN_SHARE * self.screens)
-            planned = min(planned, int(self.rate * (deadline - self.now())))
-        planned = max(0, planned)
-        if self.capacity - int(tree.extra_data.size[0]) < planned:
+            planned = min(planned, int(self.rate * (self._search_end(started, budget_s) - started)))
+        if self.capacity - int(tree.extra_data.size[0]) < max(0, planned):
             # What was kept leaves too little room for this move's search: a new tree.
             tree, kept = steps["reroot"](params, self._empty, batched)
         self._local.kept = int(kept[0])
-        planned = min(planned, self.capacity - int(tree.extra_data.size[0]))
+        end = None if budget_s is None else self._search_end(started, budget_s)
+        tree, done = self._grow(tree, planned, end)
+        action, policy, value = self._choice(tree)
+        seconds = budget_s
+        extendable = budget_s is not None and most_s is not None and most_s > budget_s
+        if extendable and self._unsure(policy, value):
+            seconds = min(most_s, EXTEND * budget_s)
+            end = self._search_end(started, seconds)
+            more = min(self.most - done, int(self.rate * (end - self.now())))
+            tree, extra = self._grow(tree, more, end)
+            done += extra
+            action, policy, value = self._choice(tree)
+        self._local.tree, self._local.value = tree, value
+        if budget_s is not None and self.screens:
+            action = self._screened(state, action, policy, started + USE * seconds)
+        return AgentMove(action, policy, value, done)
+
+    def _search_end(self, started: float, seconds: float) -> float:
+        """When the search must stop, for a move of `seconds` begun at `started` (the screen's
+        share after it)."""
+        return started + USE * seconds * (1 - SCREEN_SHARE * self.screens)
+
+    def _grow(self, tree, planned: int, deadline: float | None):
+        """(tree, simulations done): `planned` more simulations, planned as one halving, grown a
+        chunk at a time until they are done, the tree is full or `deadline` passes."""
+        planned = max(0, min(planned, self.capacity - int(tree.extra_data.size[0])))
+        steps, params = self._steps, self.agent.params
         considered = self.agent.search_config(max(planned, 1)).max_considered_actions
         tree = steps["plan"](tree, jnp.asarray([planned], jnp.int32), jnp.asarray([considered]))
         done = 0
@@ -136,12 +168,18 @@ class LastingSearch:
             tree.node_visits.block_until_ready()
             self._chunks.append((chunk, self.now() - began))
             done += chunk
-        action, policy, value = jax.device_get(steps["choose"](tree))
-        self._local.tree = tree
-        action, policy = int(action[0]), np.asarray(policy[0], np.float32)
-        if budget_s is not None and self.screens:
-            action = self._screened(state, action, policy, started + USE * budget_s)
-        return AgentMove(action, policy, float(value[0]), done)
+        return tree, done
+
+    def _choice(self, tree) -> tuple[int, np.ndarray, float]:
+        action, policy, value = jax.device_get(self._steps["choose"](tree))
+        return int(action[0]), np.asarray(policy[0], np.float32), float(value[0])
+
+    def _unsure(self, policy: np.ndarray, value: float) -> bool:
+        """The two likeliest moves within CLOSE of each other, or the value down by VALUE_DROP
+        or more since this thread's last move."""
+        first, second = np.sort(policy)[-2:][::-1] if policy.size > 1 else (1.0, 0.0)
+        before = getattr(self._local, "value", None)
+        return second >= CLOSE * first or (before is not None and before - value >= VALUE_DROP)
 
     def _solve(self, state: State, deadline: float) -> AgentMove | None:
         """The winning move if the exact solver proves one before `deadline`, else None."""
@@ -154,7 +192,7 @@ class LastingSearch:
             return None
         if action is None:
             return None  # nothing proven (Hex: lost against perfect play): the search decides
-        self._local.tree, self._local.kept = None, 0
+        self._local.tree, self._local.kept, self._local.value = None, 0, None
         policy = np.zeros(self.agent.game.num_actions, np.float32)
         policy[action] = 1.0
         return AgentMove(action, policy, 1.0, 0, proven=True)
