@@ -1,0 +1,39 @@
+"""experiments/fours_in_games.py on games written for it: where a win by fours was allowed."""
+
+from support.scripts import load_experiment
+
+from hexjax.evaluation.sgf import write_sgf
+from hexjax.games import make
+
+# 9x9 freestyle, "model" Black. White builds three in column c (rows 2-4 from the top) while
+# Black plays along the bottom row; Black's fourth move does not block, White makes an open four.
+GAME = make("gomoku", size=9, rule="freestyle")
+CELLS = [(8, 8), (2, 2), (8, 6), (3, 2), (8, 4), (4, 2), (0, 8), (5, 2), (1, 2), (6, 2)]
+ACTIONS = [r * 9 + c for r, c in CELLS]
+
+
+def test_the_first_move_that_allows_fours_and_the_moves_that_would_not(tmp_path, capsys):
+    script = load_experiment("fours_in_games")
+    (tmp_path / "lost.sgf").write_text(write_sgf(GAME, ACTIONS, "model (64)", "other"))
+    quiet = ACTIONS[:4]  # White's two stones: nothing allowed yet
+    (tmp_path / "short.sgf").write_text(write_sgf(GAME, quiet, "other", "the model"))
+    assert script.main([str(tmp_path), "--player", "model"]) == 0
+    out = capsys.readouterr().out
+    assert "lost.sgf: 10 plies, allowed one at ply 7;" in out
+    assert "short.sgf: 4 plies, never allowed a win by fours" in out
+    assert "2 games: a win by fours allowed in 1, avoidable in 1" in out
+    # Blocking either end of the three (b3's neighbours in the column) leaves White no fours.
+    solver = script.VcfSolver(GAME)
+    ply, safe = script.first_allowed_win(solver, ACTIONS, 0)
+    assert ply == 6 and safe >= 2
+
+
+def test_bad_input_gets_a_message(tmp_path, capsys):
+    script = load_experiment("fours_in_games")
+    assert script.main([str(tmp_path)]) == 2
+    (tmp_path / "a.sgf").write_text(write_sgf(GAME, ACTIONS, "model", "model too"))
+    assert script.main([str(tmp_path)]) == 2
+    (tmp_path / "a.sgf").write_text("(;GM[4]SZ[9];B[zz])")
+    assert script.main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "no .sgf files" in err and "names 2 players" in err and "a.sgf" in err
