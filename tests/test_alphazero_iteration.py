@@ -39,6 +39,25 @@ def test_iterations_end_to_end_and_compile_once(policy):
     assert 4 <= metrics["game_length"] <= 16 or metrics["games_finished"] == 0
 
 
+def test_root_value_targets_run_and_land_between_outcome_and_search():
+    """With root_value_share 1/2 the replay's value targets are no longer only outcomes
+    (+-1, or 0 for a draw): each mixes the search's root value in; the iteration still compiles
+    once."""
+    config = tiny_config(root_value_share=0.5)
+    init, iteration = make_iteration(config)
+    iteration = jax.jit(iteration)
+    state = init(jax.random.key(0))
+    for i in range(4):
+        state, _ = iteration(state, jax.random.key(i + 1))
+    assert state.selfplay.pending.root_value is not None
+    size = int(state.replay.size)
+    values = np.asarray(state.replay.value)[:size]
+    assert size > 0 and np.all(np.abs(values) <= 1.0)
+    assert np.mean(np.isin(values, [-1.0, 0.0, 1.0])) < 0.5
+    with pytest.raises(ValueError, match="root_value_share"):
+        tiny_config(root_value_share=1.5)
+
+
 def test_no_training_before_the_buffer_is_ready():
     config = tiny_config(min_replay=10_000, replay_capacity=20_000)
     init, iteration = make_iteration(config)

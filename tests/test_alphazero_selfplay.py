@@ -3,6 +3,7 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from support.drawn_boards import drawn_game
 
 import hexjax
@@ -188,3 +189,36 @@ def test_opening_entropy():
     assert abs(entropy([[3, 5], [-1, -1]]) - np.log(2)) < 1e-6
     assert abs(entropy(list(range(9))) - np.log(9)) < 1e-6
     assert entropy([[-1, -1]]) == 0.0
+
+
+def test_root_values_mixed_into_the_targets_across_two_iterations():
+    """With root_value_share w each target is w of the search's root value and 1 - w of the
+    outcome, for rows kept pending between iterations too. The scripted search values ply k at
+    (k + 1) / 10; Black wins on the fifth ply."""
+    game = hexjax.make("hex", size=3)
+    scripted = scripted_search(game, SCRIPT)
+
+    def search(params, key, states, ply):
+        result = scripted(params, key, states, ply)
+        return result.replace(value=jnp.full(result.action.shape, (ply + 1) / 10, jnp.float32))
+
+    state = selfplay.init_selfplay(game, jax.random.key(0), batch=1, root_values=True)
+    state, trajectory, _ = selfplay.play(game, search, None, jax.random.key(1), state, plies=3)
+    state, _, _, ready = selfplay.settle(state, trajectory, root_share=0.25)
+    assert not np.asarray(ready).any()  # the game goes on: its rows wait, root values too
+    state, trajectory, _ = selfplay.play(game, search, None, jax.random.key(2), state, plies=2)
+    state, _, value, ready = selfplay.settle(state, trajectory, root_share=0.25)
+    targets = np.asarray(value)[np.asarray(ready)]
+    np.testing.assert_allclose(targets, [0.775, -0.7, 0.825, -0.65, 0.875], rtol=1e-6)
+
+
+def test_without_root_values_the_layout_is_the_old_one():
+    # Runs stored before root values (and runs without them) keep their checkpoint layout.
+    game = hexjax.make("hex", size=3)
+    plain = selfplay.init_selfplay(game, jax.random.key(0), batch=2)
+    assert plain.pending.root_value is None
+    assert len(jax.tree.leaves(plain.pending)) == 6  # obs policy mover valid done outcome
+    with_values = selfplay.init_selfplay(game, jax.random.key(0), batch=2, root_values=True)
+    assert with_values.pending.root_value.shape == (game.max_plies, 2)
+    with pytest.raises(ValueError, match="root values"):
+        selfplay.value_targets(plain.pending, root_share=0.5)

@@ -41,6 +41,9 @@ class TrainConfig:
     min_replay: int = 512  # no training until the buffer holds this many positions
     seed: int = 0
     init_from: str = ""  # a run whose newest network starts this one (not its optimizer state)
+    # The share of each position's value target taken from its search's root value, the rest
+    # from the game's outcome (KataGo's lower-noise targets; 0: the outcome alone).
+    root_value_share: float = 0.0
 
     # What runs stored before a field existed ran with (config_io.from_dict reads them).
     STORED_BEFORE: ClassVar[dict] = {"opening_plies": 0}
@@ -50,6 +53,8 @@ class TrainConfig:
             raise ValueError("selfplay_games and plies_per_iteration must be at least 1")
         if self.opening_plies < 0:
             raise ValueError(f"opening_plies must be at least 0, got {self.opening_plies}")
+        if not 0.0 <= self.root_value_share <= 1.0:
+            raise ValueError(f"root_value_share must be in [0, 1], got {self.root_value_share}")
 
 
 PRESETS = {
@@ -151,8 +156,12 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
             params=params,
             opt_state=optimizer.init(params),
             selfplay=selfplay.init_selfplay(
-                game, games_key, config.selfplay_games, config.opening_plies
-            ),
+                game,
+                games_key,
+                config.selfplay_games,
+                config.opening_plies,
+                root_values=config.root_value_share > 0,
+            ),  # fmt: skip
             replay=replay_lib.init_buffer(game, config.replay_capacity),
             iteration=jnp.int32(0),
             updates=jnp.int32(0),
@@ -189,8 +198,9 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
             config.opening_plies,
         )
         games, rows, value, ready = selfplay.settle(
-            games, trajectory, config.search.discount, config.search.draw_value
-        )
+            games, trajectory, config.search.discount, config.search.draw_value,
+            config.root_value_share,
+        )  # fmt: skip
         buffer = replay_lib.add(state.replay, rows.obs, rows.policy, value, ready)
         # TRAINING
         keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)

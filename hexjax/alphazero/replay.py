@@ -19,7 +19,7 @@ from hexjax.games import Game
 class ReplayBuffer:
     obs: chex.Array  # uint8[C, *observation_shape]
     policy: chex.Array  # float32[C, A] search policy target
-    value: chex.Array  # float32[C] final outcome from the mover's view (discounted, see selfplay)
+    value: chex.Array  # float32[C] the target: the outcome from the mover's view (see selfplay)
     size: chex.Array  # int32 rows filled (<= C)
     cursor: chex.Array  # int32 next row to write
     added: chex.Array  # int32 rows ever added (wraps past 2**31 only after years)

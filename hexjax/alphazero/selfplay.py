@@ -40,6 +40,9 @@ class Trajectory:
     valid: chex.Array  # bool[T, B] a real position (pending rows may be empty)
     done: chex.Array  # bool[T, B] the game ended on the move played from this position
     outcome: chex.Array  # float32[T, B, 2] final rewards where `done`, else 0
+    # float32[T, B] the search's root value, mover's view; None where the value targets do not
+    # use it (`root_value_share` 0: the layout of runs that never did).
+    root_value: chex.Array | None = None
 
 
 @chex.dataclass(frozen=True)
@@ -49,7 +52,7 @@ class SelfPlayState:
     plies: chex.Array  # int32[B] plies searched in each game in flight (drives temperature)
 
 
-def empty_trajectory(game: Game, length: int, batch: int) -> Trajectory:
+def empty_trajectory(game: Game, length: int, batch: int, root_values: bool = False):
     return Trajectory(
         obs=jnp.zeros((length, batch, *game.observation_shape), jnp.uint8),
         policy=jnp.zeros((length, batch, game.num_actions), jnp.float32),
@@ -57,6 +60,7 @@ def empty_trajectory(game: Game, length: int, batch: int) -> Trajectory:
         valid=jnp.zeros((length, batch), jnp.bool_),
         done=jnp.zeros((length, batch), jnp.bool_),
         outcome=jnp.zeros((length, batch, 2), jnp.float32),
+        root_value=jnp.zeros((length, batch), jnp.float32) if root_values else None,
     )
 
 
@@ -94,10 +98,12 @@ def new_games(game: Game, key: jax.Array, batch: int, opening_plies: int = 0) ->
     return random_openings(game, opening_key, games, opening_plies)
 
 
-def init_selfplay(game: Game, key: jax.Array, batch: int, opening_plies: int = 0) -> SelfPlayState:
+def init_selfplay(game: Game, key: jax.Array, batch: int, opening_plies: int = 0,
+                  root_values: bool = False) -> SelfPlayState:  # fmt: skip
+    """`batch` games in flight; `root_values`: their positions keep the search's root value."""
     return SelfPlayState(
         games=new_games(game, key, batch, opening_plies),
-        pending=empty_trajectory(game, game.max_plies, batch),
+        pending=empty_trajectory(game, game.max_plies, batch, root_values),
         plies=jnp.zeros(batch, jnp.int32),
     )
 
@@ -130,6 +136,7 @@ def play(game: Game, search, params, key, state: SelfPlayState, plies: int, open
             valid=jnp.ones_like(done),
             done=done,
             outcome=jnp.where(done[:, None], nxt.rewards, 0.0),
+            root_value=None if state.pending.root_value is None else result.value,
         )
         first_move = jnp.where(count == 0, result.action, -1)
         games = reset_finished(game, reset_key, nxt, opening_plies)
@@ -149,12 +156,14 @@ def opening_entropy(first_moves: jax.Array, num_actions: int) -> jax.Array:
 
 
 def value_targets(
-    sequence: Trajectory, discount: float = 1.0, draw_value: float = 0.0
+    sequence: Trajectory, discount: float = 1.0, draw_value: float = 0.0, root_share: float = 0.0
 ) -> tuple[jax.Array, jax.Array]:
     """(value float32[T, B], finished bool[T, B]) for a [T, B] sequence: the outcome of the
     position's game from its mover's view, where that game has ended within the sequence,
     times discount^k for a position k plies before the game's last move, a draw valued as the
-    search values it (`SearchConfig.discount` and `draw_value`)."""
+    search values it (`SearchConfig.discount` and `draw_value`). With `root_share` > 0 (the
+    sequence holding root values) the target is that share of the search's root value and the
+    rest of the outcome: the search's view lowers the noise of a single game's result."""
 
     def back(carry, row):
         outcome, known = carry
@@ -167,20 +176,29 @@ def value_targets(
     batch = sequence.mover.shape[1]
     start = (jnp.zeros((batch, 2), jnp.float32), jnp.zeros(batch, jnp.bool_))
     _, (value, finished) = jax.lax.scan(back, start, sequence, reverse=True)
+    if root_share > 0:
+        if sequence.root_value is None:
+            raise ValueError("root_share needs a trajectory with root values (root_values=True)")
+        value = (1 - root_share) * value + root_share * sequence.root_value
     return value, finished
 
 
 def settle(
-    state: SelfPlayState, trajectory: Trajectory, discount: float = 1.0, draw_value: float = 0.0
+    state: SelfPlayState,
+    trajectory: Trajectory,
+    discount: float = 1.0,
+    draw_value: float = 0.0,
+    root_share: float = 0.0,
 ):
     """Join the pending rows with a new trajectory: (new state, finished rows flat).
 
     Returns the state with its pending buffer replaced and the finished positions as a flat
     Trajectory [(P + T) * B] plus their value targets and a `ready` mask: the caller adds the
-    `ready` rows to the replay buffer; `discount` and `draw_value` as in `value_targets`."""
+    `ready` rows to the replay buffer; `discount`, `draw_value` and `root_share` as in
+    `value_targets`."""
     pending_length = state.pending.mover.shape[0]
     sequence = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), state.pending, trajectory)
-    value, finished = value_targets(sequence, discount, draw_value)
+    value, finished = value_targets(sequence, discount, draw_value, root_share)
     # The open game of each slot started after its last `done`, so it lies in the last P rows.
     tail = jax.tree.map(lambda x: x[-pending_length:], sequence)
     pending = tail.replace(valid=tail.valid & ~finished[-pending_length:])
