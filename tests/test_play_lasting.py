@@ -37,13 +37,19 @@ class FakeTime:
         search._steps["grow"] = timed
 
 
-def test_moves_spend_their_budget_and_never_more(agent):
-    fake = FakeTime()
+def on_fake_time(agent, fake: FakeTime) -> LastingSearch:
+    """A search (no solver) whose rate was measured on `fake`'s clock."""
     search = LastingSearch(agent, 4096, now=fake, solve=False)
     search.prepare()
     fake.slow_down(search)
     search._chunks.clear()
-    search.move(agent.game.new_state(), None, simulations=64)  # the rate on the fake clock
+    search.move(agent.game.new_state(), None, simulations=64)
+    return search
+
+
+def test_moves_spend_their_budget_and_never_more(agent):
+    fake = FakeTime()
+    search = on_fake_time(agent, fake)
     state = agent.game.new_state()
     for budget in (0.5, 0.1, 0.5, 0.02, 2.0):
         before = fake()
@@ -62,11 +68,7 @@ def test_an_unsure_search_goes_on_up_to_twice_its_budget(agent, monkeypatch, uns
     """Where the clock allows more (`most_s`), a move the search is unsure of takes up to EXTEND
     times its budget and never past `most_s`; a sure one keeps to its budget."""
     fake = FakeTime()
-    search = LastingSearch(agent, 4096, now=fake, solve=False)
-    search.prepare()
-    fake.slow_down(search)
-    search._chunks.clear()
-    search.move(agent.game.new_state(), None, simulations=64)  # the rate on the fake clock
+    search = on_fake_time(agent, fake)
     monkeypatch.setattr(lasting, "CLOSE", 0.0 if unsure else 2.0)  # policies: always, never
     monkeypatch.setattr(lasting, "VALUE_DROP", 9.0)
     for budget, most in ((0.1, 1.0), (0.1, 0.15)):
