@@ -29,7 +29,7 @@ pytest.importorskip("httpx2")
 from starlette.testclient import TestClient  # noqa: E402
 from support.play_models import make_tiny_model  # noqa: E402
 
-from hexjax.play import Agents  # noqa: E402
+from hexjax.play import Agents, web  # noqa: E402
 from hexjax.play.web import MAX_SIMULATIONS, create_app  # noqa: E402
 
 SIMULATIONS = 2
@@ -181,6 +181,7 @@ def test_ai_plays_first_when_the_person_plays_white(client):
 
 
 def test_analysis_searches_the_position_once(client, agents, monkeypatch):
+    monkeypatch.setattr(web, "SOLVER_S", -1.0)  # no time for the solver: Hex 5x5 is searched
     agent = agents.get("hex", 5)
     searches = []
     real_move = agent.move
@@ -493,6 +494,7 @@ def test_a_search_holds_only_its_own_game(client, agents, monkeypatch):
         return real_move(*args)
 
     monkeypatch.setattr(agent, "move", slow_move)
+    monkeypatch.setattr(web, "SOLVER_S", -1.0)  # Hex 5x5 is solved at once: searched instead
     slow, other = new_game(client, human=1), new_game(client)
     results = {}
     ai = threading.Thread(target=lambda: results.update(ai=post(client, slow, "ai")))
@@ -628,3 +630,20 @@ def test_ctrl_c_ends_a_search_in_flight(agents, tmp_path):
         server.kill()  # never left running, whatever failed
     assert answers == [(503, {"error": "the server is stopping"})], err
     assert server.returncode == 0, err
+
+
+def test_a_win_by_fours_is_proven_and_played(client):
+    """Renju 9x9, Black to move with an open three on row 5: a four at either end wins next
+    move whatever White does. The solver proves it before any search; the AI plays it."""
+    game = new_game(client, game="gomoku", size=9, rule="renju", human=None,
+                    moves="d5 a1 e5 a9 f5 i1")  # fmt: skip
+    analysis = client.get(f"/api/games/{game['id']}/analysis").json()
+    assert analysis["proven"] and analysis["moves_to_win"] == 2
+    assert analysis["move"] in ("c5", "g5") and analysis["win_probability"] == 1.0
+    reply = post(client, game, "ai").json()
+    assert reply["moves"][-1] == analysis["move"]
+    hex_game = new_game(client, moves="a1")  # Hex 5x5 is solved at once: White's a1 loses
+    analysis = client.get(f"/api/games/{hex_game['id']}/analysis").json()
+    assert analysis["proven"] and analysis["moves_to_win"] is None  # the Hex solver: no count
+    othello = new_game(client, game="othello", size=6)  # no solver: searched
+    assert client.get(f"/api/games/{othello['id']}/analysis").json()["proven"] is False

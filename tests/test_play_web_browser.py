@@ -280,3 +280,15 @@ def test_a_renju_board_crosses_blacks_forbidden_point(page, url):
     page.click("#back")  # White to move: no cross
     expect(crosses).to_have_count(0)
     assert errors == []
+
+
+def test_a_proven_win_reads_as_one(page, url):
+    """Hex 5x5 is solved from the empty board in a moment: the first player wins. The page says
+    so as a fact, not as a percentage (renju's count of moves: tests/test_play_web_api.py)."""
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    start_game(page, "hex 5x5")  # the person plays Black, to move
+    page.check("#show-winbar")
+    expect(page.locator("#winbar-text")).to_have_text("Black wins (proven)")
+    assert errors == []

@@ -1,7 +1,8 @@
 """The exact solver an engine asks first, before its search, where the game has one.
 
-`root_solver(game)` gives `solve(board, to_play, deadline)` -> a move proven to win, or None (no
-such move, or none this solver can prove), raising OutOfTime past `deadline`
+`root_solver(game)` gives `solve(board, to_play, deadline)` -> `Proven` (a move proven to win, and
+the winner's moves to the end where the solver knows them), or None (no such move, or none
+this solver can prove), raising OutOfTime past `deadline`
 (`time.monotonic()`): Hex up to 7x7 is solved outright (hex_solver.py); five-in-a-row Gomoku
 and renju look for a win by continuous fours (vcf.py). `move_screen(game)` gives, for five in a
 row, `loses(board, to_play, move, deadline)`: whether the move lets the opponent win by fours,
@@ -11,13 +12,19 @@ which an engine checks of its searched move before playing it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from hexjax.evaluation import hex_solver, vcf
 from hexjax.evaluation.hex_solver import OutOfTime
 from hexjax.games.gomoku import Gomoku
 from hexjax.games.hex import Hex
 
-__all__ = ["OutOfTime", "move_screen", "root_solver"]
+__all__ = ["OutOfTime", "Proven", "move_screen", "root_solver"]
+
+
+class Proven(NamedTuple):
+    move: int  # a move that wins against every defence
+    moves_to_win: int | None  # the winner's moves to the end, this one included (None: unknown)
 
 
 def root_solver(game) -> Callable | None:
@@ -25,9 +32,23 @@ def root_solver(game) -> Callable | None:
     none: Hex with swap or over 7x7, Othello, Gomoku other than five in a row."""
     if isinstance(game, Hex):
         fits = hex_solver.MIN_SIZE <= game.size <= hex_solver.MAX_SIZE
-        return hex_solver.HexSolver(game.size).winning_move if fits and not game.swap else None
+        if not fits or game.swap:
+            return None
+        solver = hex_solver.HexSolver(game.size)
+
+        def solve_hex(board, to_play, deadline=None):
+            move = solver.winning_move(board, to_play, deadline)
+            return None if move is None else Proven(move, None)
+
+        return solve_hex
     if isinstance(game, Gomoku) and game.win_length == vcf.K:
-        return vcf.VcfSolver(game).winning_move
+        fours = vcf.VcfSolver(game)
+
+        def solve_fours(board, to_play, deadline=None):
+            line = fours.proof(board, to_play, deadline)
+            return None if line is None else Proven(line[0], vcf.moves_to_win(line))
+
+        return solve_fours
     return None
 
 

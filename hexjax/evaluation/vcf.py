@@ -178,6 +178,12 @@ class VcfSolver:
         return self._forbidden[key]
 
 
+def moves_to_win(line: list[int]) -> int:
+    """The attacker's moves in a proof, its five included (a line of even length ends on a
+    four renju's Black cannot block: the five follows)."""
+    return len(line) // 2 + 1
+
+
 def _windows(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every line of five cells on the board: int32[W, 5] cell indices, and the cells just
     before and after each (n*n, the wall, where that is off the board)."""

@@ -68,6 +68,14 @@ class AgentMove:
     value: float  # root value after search in [-1, 1], from the mover's view
     simulations: int = 0  # the count searched (a power of two)
     proven: bool = False  # an exact solver proved the move wins (no search)
+    moves_to_win: int | None = None  # proven: the mover's moves to its win, where known
+
+    @classmethod
+    def of_proof(cls, proven, num_actions: int) -> AgentMove:
+        """The move of a solver's proof (`root_solvers.Proven`): certain, won, not searched."""
+        policy = np.zeros(num_actions, np.float32)
+        policy[proven.move] = 1.0
+        return cls(proven.move, policy, 1.0, 0, proven=True, moves_to_win=proven.moves_to_win)
 
     @property
     def win_probability(self) -> float:

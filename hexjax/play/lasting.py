@@ -187,15 +187,13 @@ class LastingSearch:
         if solver is None:
             solver = self._local.solver = root_solvers.root_solver(self.agent.game)
         try:
-            action = solver(np.asarray(state.board), int(state.current_player), deadline)
+            proven = solver(np.asarray(state.board), int(state.current_player), deadline)
         except root_solvers.OutOfTime:
             return None
-        if action is None:
+        if proven is None:
             return None  # nothing proven (Hex: lost against perfect play): the search decides
         self._local.tree, self._local.kept, self._local.value = None, 0, None
-        policy = np.zeros(self.agent.game.num_actions, np.float32)
-        policy[action] = 1.0
-        return AgentMove(action, policy, 1.0, 0, proven=True)
+        return AgentMove.of_proof(proven, self.agent.game.num_actions)
 
     def _screened(self, state: State, action: int, policy: np.ndarray, deadline: float) -> int:
         """`action`, unless it lets the opponent win by continuous fours and one of the next

@@ -20,7 +20,9 @@
   POST /api/games/{id}/moves     {move: "d4" | action}: the person's move
   POST /api/games/{id}/ai        the AI's move, with its search ("analysis")
   POST /api/games/{id}/undo      back to the person's previous turn
-  GET  /api/games/{id}/analysis  the search's policy and win probability for the side to move
+  GET  /api/games/{id}/analysis  the search's policy and win probability for the side to move;
+                                 `proven` and `moves_to_win` when the game's solver (Hex up
+                                 to 7x7, wins by fours in Gomoku and renju) proved a win first
 
 Errors are {"error": message} with: 400 a malformed request (JSON, field types and values, move
 coordinates, a bad opening, a bad or unknown query parameter), 404 an unknown game id, route, a
@@ -45,6 +47,7 @@ import json
 import pathlib
 import secrets
 import threading
+import time
 
 import numpy as np
 import uvicorn
@@ -57,7 +60,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hexjax.alphazero.search import PLAY_SIMULATIONS
-from hexjax.evaluation import sgf
+from hexjax.evaluation import root_solvers, sgf
 from hexjax.games import GameConfig, available_games
 from hexjax.games.gomoku import RULES
 from hexjax.play import models
@@ -73,6 +76,7 @@ from hexjax.play.match import Match, MoveError
 
 STATIC_DIR = pathlib.Path(__file__).parent / "static"
 GAME_ORDER = ("hex", "gomoku", "othello")  # the page lists the games so; the first is its default
+SOLVER_S = 0.25  # before each search, what the game's root solver may take to prove a win
 
 
 class ApiError(Exception):
@@ -203,6 +207,7 @@ class _WebGame:
         self.simulations = simulations
         self._lock = threading.Lock()
         self._last_search: tuple[tuple[int, ...], AgentMove] | None = None  # (moves, result)
+        self._solver = root_solvers.root_solver(agent.game)  # its table lasts the game
 
     @classmethod
     def start(cls, agents: Agents, variant: GameConfig, human, simulations: int, opening):
@@ -276,12 +281,26 @@ class _WebGame:
         page asks for the analysis again when a toggle is switched on)."""
         position = tuple(self.match.actions)
         if self._last_search is None or self._last_search[0] != position:
+            result = self._proven()
             try:
-                result = self.agent.move(self.match.state, self.simulations)
+                result = result or self.agent.move(self.match.state, self.simulations)
             except SearchStopped:
                 raise ApiError(503, "the server is stopping") from None
             self._last_search = (position, result)
         return self._last_search[1]
+
+    def _proven(self) -> AgentMove | None:
+        """A win the game's root solver proves within SOLVER_S (Hex up to 7x7, wins by fours in
+        Gomoku and renju), else None."""
+        if self._solver is None:
+            return None
+        state = self.match.state
+        try:
+            proven = self._solver(np.asarray(state.board), int(state.current_player),
+                                  time.monotonic() + SOLVER_S)  # fmt: skip
+        except root_solvers.OutOfTime:
+            return None
+        return None if proven is None else AgentMove.of_proof(proven, self.agent.game.num_actions)
 
     def sgf(self) -> tuple[str, str]:
         """The game as SGF, and a file name for it."""
@@ -357,6 +376,8 @@ class _WebGame:
             "value": round(result.value, 4),
             "win_probability": round(result.win_probability, 4),  # for the side to move
             "black_win_probability": round(black, 4),
+            "proven": result.proven,  # a solver proved the move wins (no search)
+            "moves_to_win": result.moves_to_win,  # proven: the mover's moves to the win
         }
 
 

@@ -446,6 +446,13 @@ function drawWinbar(game) {
     black === null
       ? "no estimate yet"
       : `Black ${Math.round(100 * black)}% · White ${Math.round(100 * (1 - black))}%`;
+  const analysis = page.analysis;
+  if (!game.over && analysed(game) && analysis.proven) {
+    // A solver proved it: a certainty, not an estimate.
+    const moves = analysis.moves_to_win;
+    const when = moves === null ? "" : moves === 1 ? " with its next move" : ` in ${moves} moves`;
+    $("winbar-text").textContent = `${COLOURS[analysis.to_play]} wins${when} (proven)`;
+  }
 }
 
 function statusLine(game) {
