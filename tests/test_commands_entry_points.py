@@ -22,6 +22,7 @@ BENCHMARKS = {
     "accelerator_check.py",
     "balanced_openings.py",
     "renju_reading.py",
+    "fours_in_games.py",
 }  # measurements, full scripts
 
 
