@@ -776,20 +776,17 @@ def _puzzles(args, latest: TrainedAgent, specs) -> dict:
     }
     for spec in specs:
         contenders[spec] = lambda game, s=spec: restore.opponent(s, game).make_player(None)
-    timed = {}
+    played = {name: puzzles.solved(suite, player) for name, player in contenders.items()}
     if args.move_time:  # one position at a time, as the engines play under a clock
-        name = f"agent, {args.move_time:g} s a move"
         move = _timed_moves(latest, args.move_time, args.timed_search, not args.no_solver)
-        timed[name] = puzzles.solved_one_at_a_time(
+        played[f"agent, {args.move_time:g} s a move"] = puzzles.solved_one_at_a_time(
             suite, lambda game: move if (game.size, game.rule) == own else None
         )
-        contenders[name] = None
     categories = list(puzzles.CATEGORIES)
     print(f"{'player':<34} " + " ".join(f"{c:>13}" for c in categories))
     results, by_board = {}, {}
-    for name, player_for in contenders.items():
-        hits = timed[name] if name in timed else puzzles.solved(suite, player_for)
-        rates = puzzles.solve_rates(suite, player_for, hits)
+    for name, hits in played.items():
+        rates = puzzles.solve_rates(suite, None, hits)
         results[name] = rates
         by_board[name] = puzzles.board_rates(suite, hits)
         cells = [

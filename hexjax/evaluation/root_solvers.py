@@ -1,12 +1,12 @@
 """The exact solver an engine asks first, before its search, where the game has one.
 
 `root_solver(game)` gives `solve(board, to_play, deadline)` -> `Proven` (a move proven to win, and
-the winner's moves to the end where the solver knows them), or None (no such move, or none
-this solver can prove), raising OutOfTime past `deadline`
-(`time.monotonic()`): Hex up to 7x7 is solved outright (hex_solver.py); five-in-a-row Gomoku
-and renju look for a win by continuous fours (vcf.py). `move_screen(game)` gives, for five in a
-row, `loses(board, to_play, move, deadline)`: whether the move lets the opponent win by fours,
-which an engine checks of its searched move before playing it.
+the winner's moves to the end where the solver knows them), or None (no such move, none this
+solver can prove, or none proven by `deadline`, a `time.monotonic()` time): Hex up to 7x7 is
+solved outright (hex_solver.py); five-in-a-row Gomoku and renju look for a win by continuous
+fours (vcf.py). `move_screen(game)` gives, for five in a row, `loses(board, to_play, move,
+deadline)`: whether the move lets the opponent win by fours, which an engine checks of its
+searched move before playing it; it raises OutOfTime past `deadline` (no answer is not "safe").
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def root_solver(game) -> Callable | None:
             move = solver.winning_move(board, to_play, deadline)
             return None if move is None else Proven(move, None)
 
-        return solve_hex
+        return _in_time(solve_hex)
     if isinstance(game, Gomoku) and game.win_length == vcf.K:
         fours = vcf.VcfSolver(game)
 
@@ -48,8 +48,20 @@ def root_solver(game) -> Callable | None:
             line = fours.proof(board, to_play, deadline)
             return None if line is None else Proven(line[0], vcf.moves_to_win(line))
 
-        return solve_fours
+        return _in_time(solve_fours)
     return None
+
+
+def _in_time(solve: Callable) -> Callable:
+    """`solve`, None where its deadline passed first."""
+
+    def solve_in_time(board, to_play, deadline=None):
+        try:
+            return solve(board, to_play, deadline)
+        except OutOfTime:
+            return None
+
+    return solve_in_time
 
 
 def move_screen(game) -> Callable | None:

@@ -224,25 +224,22 @@ class GomocupEngine:
 
     def budget(self) -> float | None:
         """Seconds for this move by INFO timeout_turn and time_left; None if unlimited."""
+        return self._limit(clock.split_main_time)
+
+    def most(self) -> float | None:
+        """The most a move the search is unsure of may take: timeout_turn, and a larger share
+        of time_left than the budget's; None if unlimited."""
+        return self._limit(clock.most_of_main_time)
+
+    def _limit(self, share_of_time_left) -> float | None:
+        """timeout_turn, and `share_of_time_left(seconds left)`: the smaller, in seconds."""
         limits = []
         turn = _optional_integer(self.info.get("timeout_turn", ""))
         if turn is not None:  # 0: play as fast as possible
             limits.append(max(turn, 0) / 1000)
         left = _optional_integer(self.info.get("time_left", ""))
         if left is not None and left < UNLIMITED_MS:  # may be negative when time is up
-            limits.append(clock.split_main_time(left / 1000))
-        return min(limits, default=None)
-
-    def most(self) -> float | None:
-        """The most a move the search is unsure of may take: timeout_turn, and a larger share
-        of time_left than the budget's; None if unlimited."""
-        limits = []
-        turn = _optional_integer(self.info.get("timeout_turn", ""))
-        if turn is not None:
-            limits.append(max(turn, 0) / 1000)
-        left = _optional_integer(self.info.get("time_left", ""))
-        if left is not None and left < UNLIMITED_MS:
-            limits.append(clock.most_of_main_time(left / 1000))
+            limits.append(share_of_time_left(left / 1000))
         return min(limits, default=None)
 
 

@@ -118,13 +118,13 @@ class LastingSearch:
             tree = self._empty  # no node: the re-root starts a new tree
         tree, kept = steps["reroot"](params, tree, batched)
         planned = self.most if simulations is None else simulations
-        if budget_s is not None:
-            planned = min(planned, int(self.rate * (self._search_end(started, budget_s) - started)))
+        end = None if budget_s is None else self._search_end(started, budget_s)
+        if end is not None:
+            planned = min(planned, int(self.rate * (end - self.now())))
         if self.capacity - int(tree.extra_data.size[0]) < max(0, planned):
             # What was kept leaves too little room for this move's search: a new tree.
             tree, kept = steps["reroot"](params, self._empty, batched)
         self._local.kept = int(kept[0])
-        end = None if budget_s is None else self._search_end(started, budget_s)
         tree, done = self._grow(tree, planned, end)
         action, policy, value = self._choice(tree)
         seconds = budget_s
@@ -186,12 +186,9 @@ class LastingSearch:
         solver = getattr(self._local, "solver", None)
         if solver is None:
             solver = self._local.solver = root_solvers.root_solver(self.agent.game)
-        try:
-            proven = solver(np.asarray(state.board), int(state.current_player), deadline)
-        except root_solvers.OutOfTime:
-            return None
+        proven = solver(np.asarray(state.board), int(state.current_player), deadline)
         if proven is None:
-            return None  # nothing proven (Hex: lost against perfect play): the search decides
+            return None  # nothing proven in time (Hex: or lost): the search decides
         self._local.tree, self._local.kept, self._local.value = None, 0, None
         return AgentMove.of_proof(proven, self.agent.game.num_actions)
 

@@ -295,11 +295,8 @@ class _WebGame:
         if self._solver is None:
             return None
         state = self.match.state
-        try:
-            proven = self._solver(np.asarray(state.board), int(state.current_player),
-                                  time.monotonic() + SOLVER_S)  # fmt: skip
-        except root_solvers.OutOfTime:
-            return None
+        proven = self._solver(np.asarray(state.board), int(state.current_player),
+                              time.monotonic() + SOLVER_S)  # fmt: skip
         return None if proven is None else AgentMove.of_proof(proven, self.agent.game.num_actions)
 
     def sgf(self) -> tuple[str, str]:
