@@ -44,7 +44,8 @@ def file_runner(path: pathlib.Path, threads: int):
 def flax_runner(name: str):
     import jax
 
-    from hexjax.play import export, models
+    from hexjax.play import export
+    from hexjax.training import models
 
     info, params = models.load(name)
     apply = jax.jit(export.forward(info.config, params))

@@ -23,7 +23,8 @@ def differences(name: str, count: int) -> dict:
     import onnxruntime
 
     from hexjax.games import random_positions
-    from hexjax.play import export, models
+    from hexjax.play import export
+    from hexjax.training import models
 
     info, params = models.load(name)
     observations = random_positions(info.config.game.make(), count).observations
@@ -48,7 +49,7 @@ def differences(name: str, count: int) -> dict:
 
 
 def main(argv=None) -> None:
-    from hexjax.play import models
+    from hexjax.training import models
 
     names = [m.name for m in models.shipped_models()]
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -41,7 +41,7 @@ def hexjax_selfplay(game, net, config: SearchConfig, batch: int, plies: int, mes
     jitted = jax.jit(run)
     if mesh is None:
         return lambda params, key: jitted(params, key, state)
-    state = jax.device_put(state, sharding.selfplay_shardings(state, mesh))
+    state = jax.device_put(state, selfplay.selfplay_shardings(state, mesh))
     replicated = sharding.replicated(mesh)
     return lambda params, key: jitted(
         jax.device_put(params, replicated), jax.device_put(key, replicated), state

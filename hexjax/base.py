@@ -13,7 +13,7 @@ A training algorithm is a pair `(Init, Iteration)`: `init(key) -> state`, and a 
 `iteration(state, key) -> (state, metrics)` jitted once by the host loop (`MakeIteration`
 builds the pair from a config, a game and an optional device mesh).
 
-Above these: a run's checkpoint comes back as a `hexjax.training.restore.TrainedAgent` (its
+Above these: a run's checkpoint comes back as a `hexjax.training.restore.Trained` (its
 config, game, parameters and PlayerFactory), and the front ends' `hexjax.play.Agent` runs the
 same deterministic search on one position at a time.
 """

@@ -3,11 +3,9 @@ replicated.
 
 `batch_mesh()` is a 1-D mesh named "batch" over all devices (every local device on one host;
 every device of every process after `jax.distributed.initialize()` on several hosts).
-`state_shardings(state, mesh)` says where each part of a `TrainState` lives:
-
-- games in flight, their pending positions and ply counters: split along the game axis;
-- the replay buffer: split along its rows (each device keeps capacity / devices rows);
-- parameters, optimizer state and counters: replicated.
+Each algorithm says where each part of its state lives beside the state itself (AlphaZero's
+`iteration.state_shardings`, the baselines' `state_shardings`): games split along the game
+axis, replay rows split, parameters, optimizer state and counters replicated.
 
 The iteration is the same function: `jax.jit` with these shardings lets XLA partition the
 vmapped self-play, the search and the loss over devices and insert the collectives (the gradient
@@ -17,6 +15,7 @@ all-reduce, the cross-shard reads of replay sampling) itself.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 
 import jax
@@ -31,6 +30,7 @@ __all__ = [
     "PartitionSpec",
     "batch_mesh",
     "check_divisible",
+    "check_sizes",
     "cpu_cores",
     "fitting_count",
     "initialize_distributed",
@@ -39,10 +39,9 @@ __all__ = [
     "place",
     "replicate",
     "replicated",
-    "selfplay_shardings",
+    "sizes",
     "split_cpu",
     "use_cpu_cores",
-    "state_shardings",
 ]
 
 
@@ -108,36 +107,17 @@ def check_divisible(what: str, size: int, mesh: Mesh) -> None:
         raise ValueError(f"{what} ({size}) must be a multiple of the device count ({count})")
 
 
-def state_shardings(state, mesh: Mesh):
-    """A pytree of NamedShardings shaped like the TrainState `state`."""
-    replicated = NamedSharding(mesh, PartitionSpec())
-    first = NamedSharding(mesh, PartitionSpec(AXIS))
-
-    def like(tree, sharding):
-        return jax.tree.map(lambda _: sharding, tree)
-
-    scalars = lambda tree: jax.tree.map(  # noqa: E731
-        lambda x: replicated if np.ndim(x) == 0 else first, tree
-    )
-    return state.replace(
-        params=like(state.params, replicated),
-        opt_state=like(state.opt_state, replicated),
-        selfplay=selfplay_shardings(state.selfplay, mesh),
-        replay=scalars(state.replay),
-        iteration=replicated,
-        updates=replicated,
-    )
+def sizes(config, names: tuple[str, ...]) -> dict[str, int]:
+    """The config's sizes by dotted name ("optimizer.batch_size"): what a device count must
+    divide."""
+    return {name: functools.reduce(getattr, name.split("."), config) for name in names}
 
 
-def selfplay_shardings(selfplay, mesh: Mesh):
-    """Shardings for a SelfPlayState: every part split along its game axis."""
-    first = NamedSharding(mesh, PartitionSpec(AXIS))
-    second = NamedSharding(mesh, PartitionSpec(None, AXIS))
-    return selfplay.replace(
-        games=jax.tree.map(lambda _: first, selfplay.games),
-        pending=jax.tree.map(lambda _: second, selfplay.pending),
-        plies=first,
-    )
+def check_sizes(config, names: tuple[str, ...], mesh: Mesh) -> None:
+    """ValueError naming the first of the config's sizes the mesh's device count does not
+    divide."""
+    for name, size in sizes(config, names).items():
+        check_divisible(name, size, mesh)
 
 
 def replicated(mesh: Mesh) -> NamedSharding:
@@ -154,13 +134,13 @@ def minibatch_sharding(mesh: Mesh) -> NamedSharding:
     return NamedSharding(mesh, PartitionSpec(AXIS))
 
 
-def place(state, mesh, shardings=state_shardings):
-    """Put a training state on the mesh's devices, laid out by `shardings(state, mesh)`
-    (default: a TrainState's games and replay split, the rest replicated)."""
+def place(state, mesh, shardings):
+    """Put a training state on the mesh's devices, laid out by `shardings(state, mesh)` (the
+    algorithm's own, e.g. `iteration.state_shardings`)."""
     return jax.device_put(state, shardings(state, mesh))
 
 
-def jitted_iteration(iteration, state, mesh=None, shardings=state_shardings):
+def jitted_iteration(iteration, state, mesh=None, shardings=None):
     """`jax.jit` of `iteration`, with a mesh laid out as `place` lays out its state (`state`
     may be abstract, from `jax.eval_shape`: the plan compiles it ahead of time)."""
     if mesh is None:
@@ -169,7 +149,7 @@ def jitted_iteration(iteration, state, mesh=None, shardings=state_shardings):
     return jax.jit(iteration, in_shardings=(layout, replicated(mesh)), out_shardings=(layout, None))
 
 
-def jit_iteration(iteration, state, mesh=None, shardings=state_shardings):
+def jit_iteration(iteration, state, mesh=None, shardings=None):
     """`iteration` jitted once; with a mesh, its state keeps the layout of `place`."""
     jitted = jitted_iteration(iteration, state, mesh, shardings)
     if mesh is None:

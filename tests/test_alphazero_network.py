@@ -16,8 +16,9 @@ from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.iteration import PRESETS, TrainConfig
 from hexjax.commands import export_model, train
 from hexjax.games import GameConfig
-from hexjax.play import Agent, models
-from hexjax.training import restore
+from hexjax.play import Agent
+from hexjax.training import models, restore
+from hexjax.training.run_dir import RunDir
 
 POOLED = network_lib.NetworkConfig("tiny", head="pooled")
 
@@ -67,7 +68,7 @@ def test_one_pooled_network_plays_two_sizes():
     config = TrainConfig(game=game_config, network=POOLED)
     net = network_lib.make_network(POOLED, game.num_actions)
     params = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
-    agent = Agent(config, params, "a pooled network")
+    agent = Agent.of_network(config, params, "a pooled network")
     for size in (5, 7):
         player = agent.at_size(size)
         state = player.game.from_moves("a1")
@@ -95,8 +96,8 @@ def test_a_run_starts_from_a_shipped_model(tmp_path, capsys, monkeypatch):
     earlier = [{"run": "runs/h3", "game": "hex", "size": 3, "iterations": 9, "minutes": 1.0}]
     record["trained"] = {"iterations": 40, "minutes": 3.0, "started_from": earlier}
     (directory / "tiny4.json").write_text(json.dumps(record))
-    loader = functools.partial(models.trained_agent, directory=directory)
-    monkeypatch.setattr(train.models, "trained_agent", loader)
+    loader = functools.partial(restore.from_model, directory=directory)
+    monkeypatch.setattr(restore, "from_model", loader)
     workdir = tmp_path / "tuned"
     argv = [*TINY, "--board", "4", "--init-from", "model:tiny4", "--workdir", str(workdir)]
     assert train.main(argv) == 0
@@ -106,7 +107,7 @@ def test_a_run_starts_from_a_shipped_model(tmp_path, capsys, monkeypatch):
     assert int(state.updates) == 0  # no step yet: the start itself
     same = jax.tree.map(lambda a, b: bool(jnp.array_equal(a, b)), shipped, state.params)
     assert all(jax.tree.leaves(same))
-    chain = json.loads((workdir / restore.ORIGIN_FILE).read_text())
+    chain = json.loads(RunDir(workdir).origin.read_text())
     assert chain == [
         {"run": "model:tiny4", "game": "hex", "size": 4, "iterations": 40, "minutes": 3.0},
         *earlier,
@@ -118,8 +119,12 @@ def test_a_run_starts_from_a_shipped_model(tmp_path, capsys, monkeypatch):
     error = capsys.readouterr().err
     assert "no model 'tiny9'" in error and "(models: tiny4)" in error
     assert not (refused / "config.json").exists()
-    with pytest.raises(ValueError, match="model:tiny4: a shipped model, and no model loader"):
-        restore.starting_params("model:tiny4", shipped)  # as loop.run called without one
+    # The store sits beside the checkpoints: training reads a model with no loader handed in.
+    params, chain = restore.starting_params("model:tiny4", shipped)
+    assert chain[0]["run"] == "model:tiny4" and chain[1:] == earlier
+    assert all(
+        jax.tree.leaves(jax.tree.map(lambda a, b: bool(jnp.array_equal(a, b)), shipped, params))
+    )
 
 
 def test_a_run_starts_from_another_sizes_network(tmp_path, capsys, monkeypatch):
@@ -137,7 +142,7 @@ def test_a_run_starts_from_another_sizes_network(tmp_path, capsys, monkeypatch):
     same = jax.tree.map(lambda a, b: bool(jnp.array_equal(a, b)), first.params, second.params)
     assert all(jax.tree.leaves(same))
     # Where it started is kept beside the run and goes into a model exported from it.
-    chain = json.loads((grown / restore.ORIGIN_FILE).read_text())
+    chain = json.loads(RunDir(grown).origin.read_text())
     assert [(r["run"], r["game"], r["size"], r["iterations"]) for r in chain] == [
         (str(origin.resolve()), "hex", 3, 1)
     ]
@@ -156,7 +161,7 @@ def test_a_run_starts_from_another_sizes_network(tmp_path, capsys, monkeypatch):
     assert trained["minutes_in_all"] == pytest.approx(
         trained["minutes"] + chain[0]["minutes"], abs=0.1
     )
-    (origin / restore.ORIGIN_FILE).write_text("{not json")
+    RunDir(origin).origin.write_text("{not json")
     with pytest.raises(ValueError, match="origin.json is not JSON"):
         restore.origins(origin)
     assert PRESETS["tiny"].init_from == ""

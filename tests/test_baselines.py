@@ -8,7 +8,7 @@ import pytest
 
 import hexjax
 from hexjax.baselines import common, dqn, ppo
-from hexjax.evaluation import arena, hex_solver, players
+from hexjax.evaluation import arena, hex_solver, players, solver_accuracy
 from hexjax.training import algorithms, config_io
 
 T, F = True, False
@@ -225,7 +225,7 @@ def test_a_short_run_beats_random_and_finds_winning_moves(name, hex3_positions):
     def accuracy(params):
         actions = jax.jit(lambda p: make_player(p)(jax.random.key(0), states))(params)
         boards, to_play = np.asarray(states.board), np.asarray(states.current_player)
-        return hex_solver.accuracy(solver, boards, to_play, np.asarray(actions))["accuracy"]
+        return solver_accuracy.accuracy(solver, boards, to_play, np.asarray(actions))["accuracy"]
 
     random_player = players.random_player(game)
     scores = arena.arena(game, make_player(state.params), random_player, jax.random.key(5), 400, 0)

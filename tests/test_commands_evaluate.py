@@ -13,7 +13,8 @@ import hexjax
 from hexjax.commands import evaluate as evaluate_command
 from hexjax.commands import search_scaling
 from hexjax.commands import train as train_command
-from hexjax.evaluation import arena, puzzles
+from hexjax.evaluation import puzzles
+from hexjax.evaluation.scores import summarize
 from hexjax.training import restore
 
 FAKE_GTP = f"{sys.executable} {pathlib.Path(__file__).parent / 'support' / 'fake_gtp_engine.py'}"
@@ -173,9 +174,9 @@ def test_under_a_move_time_the_agent_searches_what_fits_up_to_its_simulations(ti
 
 def test_a_model_from_another_directory(tiny_run, tmp_path, capsys):
     """--model-dir: an earlier model (taken from git, say) plays as a shipped one does."""
-    from hexjax.play import models
+    from hexjax.training import models
 
-    trained = restore.load_agent(tiny_run)
+    trained = restore.load_trained(tiny_run)
     models.export(trained.config, trained.params, "tiny4", {"trained": {}}, tmp_path / "old")
     out = tmp_path / "eval" / "evaluation.json"
     argv = ["--model", "tiny4", "--model-dir", str(tmp_path / "old"), "--games", "2",
@@ -414,7 +415,7 @@ def test_an_opponent_that_sees_other_planes_of_the_same_game_is_accepted():
 
 def test_a_weak_colour_leads_the_headline():
     # 40 of 40 as Black, 10 of 40 as White: the 95% intervals are far apart.
-    summary = arena.summarize([1] * 40 + [1] * 10 + [0] * 30)
+    summary = summarize([1] * 40 + [1] * 10 + [0] * 30)
     line = evaluate_command.colour_headline(summary)
     assert line.startswith("as White only 25.0% [14.2, 40.2], as Black 100.0% [91.2, 100.0]")
 

@@ -10,7 +10,8 @@ import time
 import pytest
 
 from hexjax.commands import train as train_command
-from hexjax.training import algorithms, config_io, loop, restore
+from hexjax.training import algorithms, config_io, restore
+from hexjax.training.run_dir import RunDir
 
 SCRIPT = pathlib.Path(__file__).parents[1] / "experiments" / "train.py"
 
@@ -79,7 +80,7 @@ def test_a_resumed_run_keeps_its_cadence_unless_given_again(tmp_path):
         "checkpoint_minutes": 12,
         "keep_checkpoints": 20,
     }
-    (tmp_path / loop.CADENCE_FILE).write_text(json.dumps(stored))
+    RunDir(tmp_path).cadence.write_text(json.dumps(stored))
     _, _, resumed = cli.parse(["--workdir", str(tmp_path), "--resume"])
     assert {k: getattr(resumed, k) for k in stored} == stored
     _, _, changed = cli.parse(["--workdir", str(tmp_path), "--resume", "--checkpoint-every", "9"])
@@ -219,9 +220,9 @@ def test_a_tiny_run_writes_its_outputs(tmp_path, capsys):
     assert list((tmp_path / "tensorboard").iterdir())
     assert (tmp_path / "plots" / "evaluation.png").exists()
     assert json.loads((tmp_path / "config.json").read_text())["game"]["size"] == 4
-    assert json.loads((tmp_path / loop.CADENCE_FILE).read_text())["eval_every"] == 2
+    assert json.loads(RunDir(tmp_path).cadence.read_text())["eval_every"] == 2
     devices = {"platform": "cpu", "count": 1, "processes": 1}  # the tests' one CPU device
-    assert json.loads((tmp_path / loop.DEVICES_FILE).read_text()) == devices
+    assert json.loads(RunDir(tmp_path).devices.read_text()) == devices
 
 
 def _start_run(workdir, ignore_sigint: bool) -> subprocess.Popen:
@@ -259,15 +260,15 @@ def test_a_resumed_cpu_run_keeps_its_device_split_unless_given_again(tmp_path, m
     requested = []
     monkeypatch.setattr(train_command.sharding, "use_cpu_cores", lambda _, n: requested.append(n))
     devices = {"platform": "cpu", "count": 2, "processes": 1}
-    (tmp_path / loop.DEVICES_FILE).write_text(json.dumps(devices))
+    RunDir(tmp_path).devices.write_text(json.dumps(devices))
     cli = load_cli()
     cli.parse(["--workdir", str(tmp_path), "--resume"])
     cli.parse(["--workdir", str(tmp_path), "--resume", "--cpu-devices", "1"])
     cli.parse(["--workdir", str(tmp_path)])  # a new run: one device per core, as always
-    (tmp_path / loop.DEVICES_FILE).write_text(json.dumps({**devices, "platform": "gpu"}))
+    RunDir(tmp_path).devices.write_text(json.dumps({**devices, "platform": "gpu"}))
     cli.parse(["--workdir", str(tmp_path), "--resume"])  # a GPU run's count says nothing here
     assert requested == [2, 1, None, None]
-    (tmp_path / loop.DEVICES_FILE).write_text("{")
+    RunDir(tmp_path).devices.write_text("{")
     with pytest.raises(ValueError, match="devices.json cannot be read"):
         cli.parse(["--workdir", str(tmp_path), "--resume"])
 

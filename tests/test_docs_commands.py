@@ -11,7 +11,7 @@ from hexjax.commands import compare, evaluate, plan, play, train
 from hexjax.training import algorithms
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 PARSERS = {
     "train": lambda argv: train.parse(argv, algorithms.ALPHAZERO),
     "train_dqn": lambda argv: train.parse(argv, algorithms.DQN),

@@ -13,6 +13,7 @@ import pytest
 import hexjax
 from hexjax.evaluation import arena, engine_match, engines, sgf
 from hexjax.evaluation.engine_match import RULES
+from hexjax.evaluation.scores import summarize
 
 SUPPORT = pathlib.Path(__file__).parent / "support"
 GTP = f"gtp:{shlex.quote(sys.executable)} {SUPPORT / 'fake_gtp_engine.py'}"
@@ -176,7 +177,7 @@ def test_several_engine_processes_share_the_games():
 
     two = engine_match.play_engine_match(game, last_legal, start, [[0], [5]], 4, jobs=2)
     assert [g.actions for g in two] == [g.actions for g in one]  # deterministic players
-    assert arena.summarize([g.score for g in two])["games"] == 4
+    assert summarize([g.score for g in two])["games"] == 4
 
 
 def test_random_openings_extend_the_given_ones_and_leave_the_game_running():

@@ -10,6 +10,7 @@ import pytest
 
 import hexjax
 from hexjax.evaluation import arena, players
+from hexjax.evaluation.scores import summarize
 
 HEX_NEIGHBOURS = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))
 
@@ -218,4 +219,4 @@ def test_greedy_beats_random_on_every_game(name, options):
             game, players.greedy_player(game), players.random_player(game), key, 128, 2
         )
     )
-    assert arena.summarize(np.asarray(play(jax.random.key(0))))["score"] >= 0.9
+    assert summarize(np.asarray(play(jax.random.key(0))))["score"] >= 0.9

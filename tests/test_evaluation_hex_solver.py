@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from support.hex_oracle import connects
 
-from hexjax.evaluation.hex_solver import HexSolver, OutOfTime, accuracy
+from hexjax.evaluation.hex_solver import HexSolver, OutOfTime
+from hexjax.evaluation.solver_accuracy import accuracy
 
 STONES = {".": 0, "X": 1, "O": 2}
 

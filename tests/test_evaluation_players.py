@@ -6,6 +6,7 @@ import pytest
 
 import hexjax
 from hexjax.evaluation import arena, players
+from hexjax.evaluation.scores import summarize
 
 
 def match(game, first, second, games=64, seed=0, opening_plies=2):
@@ -16,7 +17,7 @@ def match(game, first, second, games=64, seed=0, opening_plies=2):
 def test_random_against_itself_is_even_and_the_interval_covers_half():
     game = hexjax.make("hex", size=5)
     scores = match(game, players.random_player(game), players.random_player(game), games=400)
-    summary = arena.summarize(scores)
+    summary = summarize(scores)
     assert summary["games"] == 400 and summary["wins"] + summary["losses"] == 400  # no draws
     assert summary["low"] < 0.5 < summary["high"]
 
@@ -44,7 +45,7 @@ def test_greedy_beats_random(name, options, least):
     """The generic greedy (win now, else block, else random) matters most where games are
     decided by immediate threats; Othello's own greedy comes with the evaluation issue."""
     game = hexjax.make(name, **options)
-    summary = arena.summarize(
+    summary = summarize(
         match(game, players.greedy_player(game), players.random_player(game), games=128)
     )
     assert summary["score"] >= least
@@ -53,7 +54,7 @@ def test_greedy_beats_random(name, options, least):
 def test_rollout_mcts_beats_random():
     game = hexjax.make("hex", size=4)
     mcts = players.rollout_mcts_player(game, 64)
-    summary = arena.summarize(match(game, mcts, players.random_player(game), games=32))
+    summary = summarize(match(game, mcts, players.random_player(game), games=32))
     assert summary["score"] >= 0.9
 
 
@@ -84,7 +85,7 @@ def _wilson_by_quadratic(score, games, z=1.959964):
     ],
 )
 def test_summary_interval_is_wilsons(scores, low, high):
-    summary = arena.summarize(scores)
+    summary = summarize(scores)
     assert (summary["low"], summary["high"]) == (
         pytest.approx(low, abs=5e-5),
         pytest.approx(high, abs=5e-5),
@@ -94,7 +95,7 @@ def test_summary_interval_is_wilsons(scores, low, high):
 
 
 def test_summary_counts_and_colours():
-    summary = arena.summarize([1, 1, 0, 0.5])
+    summary = summarize([1, 1, 0, 0.5])
     low, high = _wilson_by_quadratic(0.625, 4)
     assert summary == {
         "games": 4,
@@ -117,11 +118,11 @@ def test_summary_counts_and_colours():
 
 def test_colours_differ_when_their_intervals_are_apart():
     # 40 wins as Black and 10 of 40 as White: Wilson [91.2, 100] and [14.2, 40.2], apart.
-    summary = arena.summarize([1] * 40 + [1] * 10 + [0] * 30)
+    summary = summarize([1] * 40 + [1] * 10 + [0] * 30)
     assert summary["colours_differ"]
     assert summary["black_low"] > summary["white_high"]
     # 30 and 25 of 40: [59.8, 85.8] and [47.0, 75.8] overlap.
-    assert not arena.summarize([1] * 30 + [0] * 10 + [1] * 25 + [0] * 15)["colours_differ"]
+    assert not summarize([1] * 30 + [0] * 10 + [1] * 25 + [0] * 15)["colours_differ"]
 
 
 def test_arena_records_replay_to_the_scores_and_openings_come_in_colour_pairs():

@@ -8,6 +8,7 @@ from support.hex_oracle import connects
 
 import hexjax
 from hexjax.evaluation import arena, players, rollout_mcts
+from hexjax.evaluation.scores import summarize
 from hexjax.games import Game
 
 
@@ -99,5 +100,5 @@ def test_more_simulations_play_better(name, options):
     strong = players.rollout_mcts_player(game, 400)
     weak = players.rollout_mcts_player(game, 25)
     play = jax.jit(lambda key: arena.arena(game, strong, weak, key, 24, 2))
-    summary = arena.summarize(np.asarray(play(jax.random.key(0))))
+    summary = summarize(np.asarray(play(jax.random.key(0))))
     assert summary["score"] >= 0.7, summary

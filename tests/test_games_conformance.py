@@ -168,3 +168,62 @@ def test_symmetries_are_permutations(played):
         policy = jax.nn.one_hot(jnp.arange(game.num_actions), game.num_actions)
         moved = np.asarray(sym.transform_policy(policy))
         np.testing.assert_array_equal(moved.argmax(-1), sym.action_map)
+
+
+# --- what front ends ask of a game (so that none branches on its name) -----------------------
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_observation_plane_is_described(case):
+    name, options = case
+    game = hexjax.make(name, **options)
+    planes = game.plane_meanings()
+    assert len(planes) == game.observation_shape[-1]
+    keys = [key for key, _ in planes]
+    assert len(set(keys)) == len(keys) and all(text for _, text in planes)
+    assert game.end_rule()
+    assert game.label.startswith(f"{name} {game.size}x{game.size}")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_extra_actions_are_the_moves_off_the_cells(case):
+    name, options = case
+    game = hexjax.make(name, **options)
+    cells = game.size * game.size
+    extras = {extra.action for extra in game.extra_actions}
+    assert extras == set(range(cells, game.num_actions))
+    for extra in game.extra_actions:
+        assert game.extra_action(extra.word) == extra.action
+        assert game.parse_move(extra.word) == extra.action
+        assert game.parse_move(extra.protocol_word) == extra.action
+        assert game.protocol_move(extra.action) == extra.protocol_word
+    assert game.protocol_move(0) == game.action_to_string(0)
+    assert game.extra_action("no such move") is None
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_sgf_points_read_back_as_their_actions(case):
+    name, options = case
+    game = hexjax.make(name, **options)
+    try:
+        game.check_sgf()
+    except ValueError as error:  # Othello; Gomoku other than five in a row
+        assert "SGF" in str(error)
+        assert game.sgf_number is None or getattr(game, "win_length", 5) != 5
+        return
+    values = [game.sgf_point(a) for a in range(game.num_actions)]
+    assert len(set(values)) == game.num_actions
+    assert [game.sgf_action(v) for v in values] == list(range(game.num_actions))
+    again = type(game).from_sgf(game.size, getattr(game, "rule", None), values)
+    assert again.as_played == game.as_played
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_forbidden_mask_and_marks_stay_on_empty_cells(case):
+    name, options = case
+    game = hexjax.make(name, **options)
+    state = game.new_state()
+    mask = game.forbidden_mask(state)
+    assert mask.shape == (game.size, game.size) and mask.dtype == np.bool_
+    board = np.asarray(state.board).reshape(-1)
+    assert all(board[cell] == 0 for cell in game.hint_marks(state))

@@ -134,9 +134,17 @@ def test_forbidden_move_is_refused_on_the_host_and_loses_in_jit():
     assert obs[:, :, 3].reshape(-1)[point] == 1
 
 
-def test_forbidden_mask_only_for_renju():
+def test_forbidden_points_only_for_renju():
+    """Every game answers `forbidden_mask` (front ends ask it of any game): none but in renju.
+    Reading a board's forbidden points is renju's alone."""
+    gomoku = hexjax.make("gomoku", size=9)
+    state = gomoku.from_board(["." * 9] * 4 + ["..xxx.x.."] + ["." * 9] * 4, 0)
+    assert not gomoku.forbidden_mask(state).any()
+    renju = hexjax.make("gomoku", size=9, rule="renju")
+    overline = renju.from_board(["." * 9] * 4 + ["..xxx.xx."] + ["." * 9] * 4, 0)
+    assert renju.forbidden_mask(overline)[4, 5]  # x at f5 would make six
     with pytest.raises(ValueError, match="only renju has forbidden points"):
-        hexjax.make("gomoku").forbidden_mask(hexjax.make("gomoku").new_state())
+        gomoku.forbidden_points(np.asarray(state.board))
 
 
 @pytest.mark.parametrize("size", [9, 19])

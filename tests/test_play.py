@@ -15,9 +15,10 @@ import hexjax
 from hexjax.alphazero import network as network_lib
 from hexjax.commands import play as play_command
 from hexjax.evaluation import players
-from hexjax.play import Agent, AgentMove, Agents, Match, ModelError, MoveError, models
+from hexjax.play import Agent, AgentMove, Agents, Match, ModelError, MoveError
 from hexjax.play.agent import MAX_SIMULATIONS, search_choices, simulation_count
 from hexjax.play.terminal import TerminalGame, draw
+from hexjax.training import models
 
 
 @pytest.fixture(scope="module")

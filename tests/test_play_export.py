@@ -22,7 +22,8 @@ from hexjax.alphazero.network import NetworkConfig
 from hexjax.commands import export_model
 from hexjax.games import GameConfig, random_legal_action, random_positions
 from hexjax.games.gomoku import winning_lines
-from hexjax.play import export, models
+from hexjax.play import export
+from hexjax.training import models
 
 MODELS = [m.name for m in models.shipped_models()]
 POSITIONS = 256
@@ -405,7 +406,7 @@ def test_command_writes_onnx_from_a_run(alphazero_run, tmp_path):
 
     argv = ["--format", "onnx", "--checkpoint", str(alphazero_run), "--name", "hex3"]
     assert export_model.main([*argv, "--directory", str(tmp_path)]) == 0
-    agent = restore.load_agent(alphazero_run)
+    agent = restore.load_trained(alphazero_run)
     observations, masks, *_ = random_positions(agent.game, 32)
     logits, values = _onnx_session((tmp_path / "hex3.onnx").read_bytes()).run(
         None, {"observations": observations}

@@ -200,7 +200,10 @@ def test_start_readies_every_rule_shipped_for_the_board_before_info_rule(model_d
     assert engine.rule == "renju" and engine._current().game is renju.game
     # One model given: nothing else is loaded.
     only = GomocupEngine(Agents(model="gomoku9", model_dir=model_dir), simulations=4)
-    assert agents.rules("gomoku", 9) == ["freestyle", "renju"] and agents.rules("gomoku", 15) == []
+    assert (
+        agents.available_rules("gomoku", 9) == ["freestyle", "renju"]
+        and agents.available_rules("gomoku", 15) == []
+    )
     assert only._other_rules() == [] and talk(only, "START 9\n") == ["OK"]
 
 

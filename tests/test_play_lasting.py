@@ -118,7 +118,7 @@ def test_stopped_and_finished(agent):
     over = agent.game.from_moves(agent.game.parse_moves("a1 b1 a2 b2 a3 b3 a4 b4 a5"))
     with pytest.raises(ValueError, match="the game is over"):
         search.move(over, 1.0)
-    stopping = Agent(agent.config, agent.params, "stopping")
+    stopping = Agent.of_network(agent.config, agent.params, "stopping")
     stopping.stop_searches()
     with pytest.raises(SearchStopped):
         LastingSearch(stopping, 64).move(agent.game.new_state(), 1.0)

@@ -29,7 +29,7 @@ pytest.importorskip("httpx2")
 from starlette.testclient import TestClient  # noqa: E402
 from support.play_models import make_tiny_model  # noqa: E402
 
-from hexjax.play import Agents, web  # noqa: E402
+from hexjax.play import Agents, web_game  # noqa: E402
 from hexjax.play.web import MAX_SIMULATIONS, create_app  # noqa: E402
 
 SIMULATIONS = 2
@@ -181,7 +181,7 @@ def test_ai_plays_first_when_the_person_plays_white(client):
 
 
 def test_analysis_searches_the_position_once(client, agents, monkeypatch):
-    monkeypatch.setattr(web, "SOLVER_S", -1.0)  # no time for the solver: Hex 5x5 is searched
+    monkeypatch.setattr(web_game, "SOLVER_S", -1.0)  # no time for the solver: Hex 5x5 is searched
     agent = agents.get("hex", 5)
     searches = []
     real_move = agent.move
@@ -494,7 +494,7 @@ def test_a_search_holds_only_its_own_game(client, agents, monkeypatch):
         return real_move(*args)
 
     monkeypatch.setattr(agent, "move", slow_move)
-    monkeypatch.setattr(web, "SOLVER_S", -1.0)  # Hex 5x5 is solved at once: searched instead
+    monkeypatch.setattr(web_game, "SOLVER_S", -1.0)  # Hex 5x5 is solved at once: searched instead
     slow, other = new_game(client, human=1), new_game(client)
     results = {}
     ai = threading.Thread(target=lambda: results.update(ai=post(client, slow, "ai")))

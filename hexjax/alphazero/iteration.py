@@ -15,6 +15,7 @@ from typing import ClassVar
 import chex
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from hexjax import sharding
@@ -23,7 +24,7 @@ from hexjax.alphazero import replay as replay_lib
 from hexjax.alphazero import search as search_lib
 from hexjax.alphazero import selfplay
 from hexjax.alphazero.optimizer import OptimizerConfig, scan_steps
-from hexjax.games import Game, GameConfig
+from hexjax.games import Game, GameConfig, tree_where
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,8 +84,9 @@ PRESETS = {
 }
 
 # What a preset changes for one game (dotted config names; the caller's flags win), each
-# measured in docs/training.md: on a CPU, Othello gains more from a 64-channel network and 8-ply
-# random openings in the same hour than from more iterations of the 32-channel one.
+# measured in docs/experiments/network-size.md: on a CPU, Othello gains more from a 64-channel
+# network and 8-ply random openings in the same hour than from more iterations of the 32-channel
+# one.
 GAME_DEFAULTS = {
     ("cpu", "othello"): {"network.channels": 64, "opening_plies": 8},
 }
@@ -133,39 +135,26 @@ def make_train_step(net, optimizer: optax.GradientTransformation):
     return train_step
 
 
+# The sizes split over devices, which a device count must divide.
+SPLIT_SIZES = ("selfplay_games", "optimizer.batch_size", "replay_capacity")
+
+
 def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
     """(init(key) -> TrainState, iteration(state, key) -> (TrainState, metrics)).
 
     With a `mesh` (hexjax.sharding.batch_mesh()), minibatches are split over its devices; place
-    the state with `sharding.place(state, mesh)` and jit with `sharding.jit_iteration`."""
+    the state with `sharding.place(state, mesh, state_shardings)` and jit with
+    `sharding.jit_iteration`."""
     game = game or config.game.make()
     if mesh is not None:
-        sharding.check_divisible("selfplay_games", config.selfplay_games, mesh)
-        sharding.check_divisible("optimizer.batch_size", config.optimizer.batch_size, mesh)
-        sharding.check_divisible("replay_capacity", config.replay_capacity, mesh)
+        sharding.check_sizes(config, SPLIT_SIZES, mesh)
     net = network_lib.make_network(config.network, game.num_actions)
     optimizer = config.optimizer.make()
     search = search_lib.make_search(game, net, config.search)
     batch_size = config.optimizer.batch_size
     train_step = make_train_step(net, optimizer)
 
-    def init(key: jax.Array) -> TrainState:
-        param_key, games_key = jax.random.split(key)
-        params = network_lib.init_params(net, param_key, game.observation_shape)
-        return TrainState(
-            params=params,
-            opt_state=optimizer.init(params),
-            selfplay=selfplay.init_selfplay(
-                game,
-                games_key,
-                config.selfplay_games,
-                config.opening_plies,
-                root_values=config.root_value_share > 0,
-            ),  # fmt: skip
-            replay=replay_lib.init_buffer(game, config.replay_capacity),
-            iteration=jnp.int32(0),
-            updates=jnp.int32(0),
-        )
+    init = _make_init(game, net, optimizer, config)
 
     def sgd_step(carry, key):
         params, opt_state, buffer, updates = carry
@@ -176,10 +165,9 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         new_params, new_opt_state, metrics = train_step(params, opt_state, obs, policy, value)
         # Until the buffer holds enough positions, the step is computed and discarded.
         ready = buffer.size >= config.min_replay
-        keep = lambda new, old: jax.tree.map(lambda a, b: jnp.where(ready, a, b), new, old)  # noqa: E731
         carry = (
-            keep(new_params, params),
-            keep(new_opt_state, opt_state),
+            tree_where(ready, new_params, params),
+            tree_where(ready, new_opt_state, opt_state),
             buffer,
             updates + ready.astype(jnp.int32),
         )
@@ -206,17 +194,10 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)
         carry = (state.params, state.opt_state, buffer, state.updates)
         (params, opt_state, buffer, updates), train_metrics = scan_steps(sgd_step, carry, keys)
-        # METRICS
-        finished_games = trajectory.done.sum()
-        first_wins = (trajectory.done & (trajectory.outcome[..., 0] > 0)).sum()
-        draws = (trajectory.done & (trajectory.outcome[..., 0] == 0)).sum()
-        per_game = jnp.maximum(finished_games, 1)
+        # METRICS: a finished game's positions are ready, one a ply
         metrics = {
             **jax.tree.map(jnp.mean, train_metrics),
-            "games_finished": finished_games,
-            "game_length": ready.sum() / per_game,
-            "first_player_win_rate": first_wins / per_game,
-            "draw_rate": draws / per_game,
+            **selfplay.game_statistics(trajectory.done, trajectory.outcome[..., 0], ready.sum()),
             "opening_entropy": selfplay.opening_entropy(first_moves, game.num_actions),
             "positions": jnp.int32(config.selfplay_games * config.plies_per_iteration),
             "replay_size": buffer.size,
@@ -233,3 +214,51 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         return new_state, metrics
 
     return init, iteration
+
+
+def _make_init(game: Game, net, optimizer, config: TrainConfig):
+    """init(key) -> TrainState: fresh network, optimizer state, games in flight, empty replay."""
+
+    def init(key: jax.Array) -> TrainState:
+        param_key, games_key = jax.random.split(key)
+        params = network_lib.init_params(net, param_key, game.observation_shape)
+        return TrainState(
+            params=params,
+            opt_state=optimizer.init(params),
+            selfplay=selfplay.init_selfplay(
+                game,
+                games_key,
+                config.selfplay_games,
+                config.opening_plies,
+                root_values=config.root_value_share > 0,
+            ),  # fmt: skip
+            replay=replay_lib.init_buffer(game, config.replay_capacity),
+            iteration=jnp.int32(0),
+            updates=jnp.int32(0),
+        )
+
+    return init
+
+
+def state_shardings(state, mesh: sharding.Mesh):
+    """A pytree of NamedShardings shaped like the TrainState `state`: games in flight, their
+    pending positions and ply counters split along the game axis; the replay buffer along its
+    rows (each device keeps capacity / devices rows); parameters, optimizer state and counters
+    replicated."""
+    replicated = sharding.NamedSharding(mesh, sharding.PartitionSpec())
+    first = sharding.NamedSharding(mesh, sharding.PartitionSpec(sharding.AXIS))
+
+    def like(tree, sharding):
+        return jax.tree.map(lambda _: sharding, tree)
+
+    scalars = lambda tree: jax.tree.map(  # noqa: E731
+        lambda x: replicated if np.ndim(x) == 0 else first, tree
+    )
+    return state.replace(
+        params=like(state.params, replicated),
+        opt_state=like(state.opt_state, replicated),
+        selfplay=selfplay.selfplay_shardings(state.selfplay, mesh),
+        replay=scalars(state.replay),
+        iteration=replicated,
+        updates=replicated,
+    )

@@ -39,14 +39,14 @@ class OptimizerConfig:
             decay_steps=max(self.decay_steps, self.warmup_steps + 1),
             end_value=self.learning_rate * 0.1,
         )
-        if self.name == "adamw":
-            core = optax.adamw(schedule, weight_decay=self.weight_decay)
-        else:
-            core = optax.chain(
+        cores = {
+            "adamw": lambda: optax.adamw(schedule, weight_decay=self.weight_decay),
+            "sgd": lambda: optax.chain(
                 optax.add_decayed_weights(self.weight_decay),
                 optax.sgd(schedule, momentum=self.momentum, nesterov=True),
-            )
-        return optax.chain(optax.clip_by_global_norm(self.clip_norm), core)
+            ),
+        }
+        return optax.chain(optax.clip_by_global_norm(self.clip_norm), cores[self.name]())
 
 
 def scan_steps(step, carry, xs):

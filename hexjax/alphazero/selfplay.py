@@ -16,7 +16,7 @@ become the new pending buffer.
 A new game may start from a random opening (`opening_plies` > 0): k ~ U{0..opening_plies}
 uniformly random legal plies, played without search and not recorded. Without it, self-play of
 a solved game like Hex 7x7 collapses onto the first player's winning line: the network then
-never sees a position the second player wins (docs/training.md, "Diverse self-play").
+never sees a position the second player wins (docs/experiments/diverse-self-play.md).
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ import chex
 import jax
 import jax.numpy as jnp
 
+from hexjax import sharding
 from hexjax.alphazero.search import valued_rewards
-from hexjax.games import Game, State
+from hexjax.games import Game, State, tree_where
 from hexjax.games.sampling import random_legal_action
 
 
@@ -76,17 +77,10 @@ def random_openings(game: Game, key: jax.Array, states: State, max_plies: int) -
     def ply(states, inputs):
         index, ply_key = inputs
         after = step(states, random_legal_action(ply_key, states.legal_action_mask))
-        return _where((index < counts) & ~after.terminated, after, states), None
+        return tree_where((index < counts) & ~after.terminated, after, states), None
 
     inputs = (jnp.arange(max_plies), jax.random.split(plies_key, max_plies))
     return jax.lax.scan(ply, states, inputs)[0]
-
-
-def _where(pick: jax.Array, new: State, old: State) -> State:
-    """Per game: `new` where pick (bool[B]), else `old`."""
-    return jax.tree.map(
-        lambda a, b: jnp.where(pick.reshape(-1, *([1] * (b.ndim - 1))), a, b), new, old
-    )
 
 
 def new_games(game: Game, key: jax.Array, batch: int, opening_plies: int = 0) -> State:
@@ -111,7 +105,7 @@ def init_selfplay(game: Game, key: jax.Array, batch: int, opening_plies: int = 0
 def reset_finished(game: Game, key: jax.Array, states: State, opening_plies: int = 0) -> State:
     """The batch `states` [B] with every terminated game replaced by a new one."""
     done = states.terminated
-    return _where(done, new_games(game, key, done.shape[0], opening_plies), states)
+    return tree_where(done, new_games(game, key, done.shape[0], opening_plies), states)
 
 
 def play(game: Game, search, params, key, state: SelfPlayState, plies: int, opening_plies: int = 0):
@@ -204,3 +198,28 @@ def settle(
     pending = tail.replace(valid=tail.valid & ~finished[-pending_length:])
     flat = jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), sequence)
     return state.replace(pending=pending), flat, value.reshape(-1), finished.reshape(-1)
+
+
+def selfplay_shardings(selfplay, mesh: sharding.Mesh):
+    """Shardings for a SelfPlayState: every part split along its game axis."""
+    first = sharding.NamedSharding(mesh, sharding.PartitionSpec(sharding.AXIS))
+    second = sharding.NamedSharding(mesh, sharding.PartitionSpec(None, sharding.AXIS))
+    return selfplay.replace(
+        games=jax.tree.map(lambda _: first, selfplay.games),
+        pending=jax.tree.map(lambda _: second, selfplay.pending),
+        plies=first,
+    )
+
+
+def game_statistics(done: jax.Array, first_outcome: jax.Array, plies_of_finished) -> dict:
+    """Statistics of the games that ended in an iteration (`done` marks each game's last ply,
+    `first_outcome` is player 0's outcome there, `plies_of_finished` the plies those games
+    lasted, summed): their count, mean length, the first player's win rate and the draw rate."""
+    finished = done.sum()
+    per_game = jnp.maximum(finished, 1)
+    return {
+        "games_finished": finished,
+        "game_length": plies_of_finished / per_game,
+        "first_player_win_rate": (done & (first_outcome > 0)).sum() / per_game,
+        "draw_rate": (done & (first_outcome == 0)).sum() / per_game,
+    }

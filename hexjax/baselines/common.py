@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 
 from hexjax import sharding
-from hexjax.alphazero.selfplay import reset_finished
+from hexjax.alphazero.selfplay import game_statistics, reset_finished
 from hexjax.games import Game, State
 
 
@@ -51,14 +51,8 @@ def step_games(game: Game, key: jax.Array, games: State, plies: jax.Array, actio
 
 def game_metrics(plies: Ply) -> dict:
     """Statistics of the games that ended in a stack of plies [T, B]."""
-    finished = plies.done.sum()
-    per_game = jnp.maximum(finished, 1)
-    return {
-        "games_finished": finished,
-        "game_length": jnp.where(plies.done, plies.length, 0).sum() / per_game,
-        "first_player_win_rate": (plies.done & (plies.first_reward > 0)).sum() / per_game,
-        "draw_rate": (plies.done & (plies.first_reward == 0)).sum() / per_game,
-    }
+    lengths = jnp.where(plies.done, plies.length, 0).sum()
+    return game_statistics(plies.done, plies.first_reward, lengths)
 
 
 def linear_schedule(start: float, end: float, steps: int, step: jax.Array) -> jax.Array:
@@ -67,19 +61,13 @@ def linear_schedule(start: float, end: float, steps: int, step: jax.Array) -> ja
     return start + fraction * (end - start)
 
 
-def select_tree(flag: jax.Array, new, old):
-    """`new` where the scalar `flag` holds, else `old`, leaf by leaf."""
-    return jax.tree.map(lambda a, b: jnp.where(flag, a, b), new, old)
+# The sizes split over devices, which a device count must divide: the games in flight and the
+# minibatch.
+SPLIT_SIZES = ("selfplay_games", "optimizer.batch_size")
 
 
 def batch_sizes(config) -> tuple[int, ...]:
-    """The sizes a device count must divide: the games in flight and the minibatch."""
-    return (config.selfplay_games, config.optimizer.batch_size)
-
-
-def check_divisible(config, mesh) -> None:
-    sharding.check_divisible("selfplay_games", config.selfplay_games, mesh)
-    sharding.check_divisible("optimizer.batch_size", config.optimizer.batch_size, mesh)
+    return tuple(sharding.sizes(config, SPLIT_SIZES).values())
 
 
 def state_shardings(state, mesh, columns: tuple[str, ...] = ()):

@@ -35,15 +35,22 @@ from typing import Literal
 import chex
 import jax
 import jax.numpy as jnp
-import numpy as np
 import optax
 
+from hexjax import sharding
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.network import NetworkConfig
 from hexjax.alphazero.optimizer import OptimizerConfig, scan_steps
 from hexjax.alphazero.search import masked_logits
 from hexjax.baselines import common
-from hexjax.games import Game, GameConfig, State, random_legal_action
+from hexjax.baselines.dqn_replay import (
+    Transitions,
+    augment,
+    init_transitions,
+    sample_sequences,
+    write,
+)
+from hexjax.games import Game, GameConfig, State, random_legal_action, tree_where
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,20 +121,6 @@ PRESETS = {
 
 
 @chex.dataclass(frozen=True)
-class Transitions:
-    """Replay ring, time-major: row t of column b is the t-th recorded ply of game slot b."""
-
-    obs: chex.Array  # uint8[L, B, *observation_shape] position before the move, mover's view
-    action: chex.Array  # int32[L, B]
-    reward: chex.Array  # float32[L, B] for the player who moved (shaping included)
-    done: chex.Array  # bool[L, B] the move ended the game
-    mover: chex.Array  # int32[L, B]
-    legal: chex.Array  # bool[L, B, A] legal moves at the position
-    rows: chex.Array  # int32 rows filled (<= L)
-    cursor: chex.Array  # int32 next row to write
-
-
-@chex.dataclass(frozen=True)
 class DQNState:
     params: chex.ArrayTree
     target_params: chex.ArrayTree
@@ -184,98 +177,85 @@ def td_targets(
     return returns + jnp.where(alive, sign * discount**steps * value, 0.0)
 
 
-def init_transitions(game: Game, capacity: int, games: int) -> Transitions:
-    length = capacity // games
-    return Transitions(
-        obs=jnp.zeros((length, games, *game.observation_shape), jnp.uint8),
-        action=jnp.zeros((length, games), jnp.int32),
-        reward=jnp.zeros((length, games), jnp.float32),
-        done=jnp.zeros((length, games), jnp.bool_),
-        mover=jnp.zeros((length, games), jnp.int32),
-        legal=jnp.zeros((length, games, game.num_actions), jnp.bool_),
-        rows=jnp.int32(0),
-        cursor=jnp.int32(0),
-    )
-
-
-def write(ring: Transitions, plies: Transitions) -> Transitions:
-    """Append T rows (`plies`' arrays are [T, B, ...], T <= L) after the newest."""
-    length = ring.action.shape[0]
-    count = plies.action.shape[0]
-    index = (ring.cursor + jnp.arange(count)) % length
-    fields = ("obs", "action", "reward", "done", "mover", "legal")
-    return ring.replace(
-        **{name: getattr(ring, name).at[index].set(getattr(plies, name)) for name in fields},
-        rows=jnp.minimum(ring.rows + count, length),
-        cursor=(ring.cursor + count) % length,
-    )
-
-
-def sample_sequences(ring: Transitions, key, batch: int, steps: int):
-    """`batch` random sequences of `steps` + 1 consecutive rows of one column each, wholly
-    inside the filled part: a dict of arrays [M, steps + 1, ...] (the ring must hold more than
-    `steps` rows)."""
-    length, games = ring.action.shape
-    row_key, column_key = jax.random.split(key)
-    age = jax.random.randint(row_key, (batch,), 0, jnp.maximum(ring.rows - steps, 1))
-    oldest = (ring.cursor - ring.rows) % length
-    rows = (oldest + age[:, None] + jnp.arange(steps + 1)) % length  # [M, steps + 1]
-    column = jax.random.randint(column_key, (batch, 1), 0, games)
-    names = ("obs", "action", "reward", "done", "mover", "legal")
-    return {name: getattr(ring, name)[rows, column] for name in names}
-
-
-def augment(game: Game, key, sequences: dict, steps: int) -> dict:
-    """The sampled sequences seen under one random board symmetry each: adds float32
-    observations of their first and last positions (`first_obs`, `last_obs`) and maps the
-    first action and the last position's legal moves."""
-    obs = sequences["obs"][:, jnp.asarray([0, steps])].astype(jnp.float32)  # [M, 2, ...]
-    legal = sequences["legal"][:, steps]
-    action = sequences["action"][:, 0]
-    symmetries = game.symmetries
-    batch = action.shape[0]
-    choice = jax.random.randint(key, (batch,), 0, len(symmetries))
-    # All images, then one per row (as hexjax.replay.sample does).
-    obs_images = jnp.stack([s.observation_fn(obs) for s in symmetries])
-    legal_images = jnp.stack([legal[:, np.argsort(s.action_map)] for s in symmetries])
-    action_images = jnp.stack([jnp.asarray(s.action_map)[action] for s in symmetries])
-    pick = jnp.arange(batch)
-    images = obs_images[choice, pick]
-    return {
-        **sequences,
-        "first_obs": images[:, 0],
-        "last_obs": images[:, 1],
-        "legal": sequences["legal"].at[:, steps].set(legal_images[choice, pick]),
-        "action": sequences["action"].at[:, 0].set(action_images[choice, pick]),
-    }
-
-
 def make_iteration(config: DQNConfig, game: Game | None = None, mesh=None):
     """(init(key) -> DQNState, iteration(state, key) -> (DQNState, metrics))."""
     game = game or config.game.make()
     if mesh is not None:
-        common.check_divisible(config, mesh)
+        sharding.check_sizes(config, common.SPLIT_SIZES, mesh)
     net = network_lib.make_network(config.network, game.num_actions)
     optimizer = config.optimizer.make()
-    observe = jax.vmap(game.observe)
-    learner_colour = jnp.arange(config.selfplay_games) % 2  # pool games: who the learner is
+    play = _make_selfplay(game, net, config)
+    loss_fn = _make_loss(net, config)
 
-    def init(key: jax.Array) -> DQNState:
-        param_key, games_key = jax.random.split(key)
-        params = network_lib.init_params(net, param_key, game.observation_shape)
-        pool = jax.tree.map(lambda p: jnp.stack([p] * config.pool_size), params)
-        return DQNState(
-            params=params,
-            target_params=params,
-            opt_state=optimizer.init(params),
-            pool=pool,
-            pool_count=jnp.int32(1),
-            games=jax.vmap(game.init)(jax.random.split(games_key, config.selfplay_games)),
-            plies=jnp.zeros(config.selfplay_games, jnp.int32),
-            replay=init_transitions(game, config.replay_capacity, config.selfplay_games),
-            iteration=jnp.int32(0),
-            updates=jnp.int32(0),
+    init = _make_init(game, net, optimizer, config)
+
+    def sgd_step(carry, key):
+        params, target_params, opt_state, ring, updates = carry
+        sample_key, symmetry_key = jax.random.split(key)
+        sequences = sample_sequences(ring, sample_key, config.optimizer.batch_size, config.n_step)
+        sequences = augment(game, symmetry_key, sequences, config.n_step)
+        grads, metrics = jax.grad(loss_fn, has_aux=True)(params, target_params, sequences)
+        changes, new_opt_state = optimizer.update(grads, opt_state, params)
+        new_params = optax.apply_updates(params, changes)
+        # Until the ring holds enough plies, the step is computed and discarded.
+        ready = (ring.rows * config.selfplay_games >= config.min_replay) & (
+            ring.rows > config.n_step
         )
+        params = tree_where(ready, new_params, params)
+        opt_state = tree_where(ready, new_opt_state, opt_state)
+        updates = updates + ready.astype(jnp.int32)
+        copy = ready & (updates % config.target_every == 0)
+        target_params = tree_where(copy, params, target_params)
+        return (params, target_params, opt_state, ring, updates), metrics
+
+    def iteration(state: DQNState, key: jax.Array):
+        play_key, pool_key, train_key = jax.random.split(key, 3)
+        epsilon = common.linear_schedule(
+            config.epsilon_start, config.epsilon_end, config.epsilon_iterations, state.iteration
+        )
+        filled = jnp.minimum(state.pool_count, config.pool_size)
+        past = jax.random.randint(pool_key, (), 0, filled)
+        opponent_params = jax.tree.map(lambda p: p[past], state.pool)
+        # SELF-PLAY
+        games, plies, rows, outcomes = play(
+            state.params, opponent_params, state.games, state.plies, play_key, epsilon
+        )
+        ring = write(state.replay, rows)
+        # TRAINING
+        keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)
+        carry = (state.params, state.target_params, state.opt_state, ring, state.updates)
+        (params, target_params, opt_state, ring, updates), train_metrics = scan_steps(
+            sgd_step, carry, keys
+        )
+        done = state.iteration + 1
+        pool, pool_count = _keep_in_pool(state, params, done, config)
+        metrics = {
+            **jax.tree.map(jnp.mean, train_metrics),
+            **common.game_metrics(outcomes),
+            "epsilon": epsilon,
+            "positions": jnp.int32(config.selfplay_games * config.plies_per_iteration),
+            "replay_size": ring.rows * config.selfplay_games,
+            "updates": updates,
+        }
+        new_state = state.replace(
+            params=params,
+            target_params=target_params,
+            opt_state=opt_state,
+            pool=pool,
+            pool_count=pool_count,
+            games=games,
+            plies=plies,
+            replay=ring,
+            iteration=done,
+            updates=updates,
+        )
+        return new_state, metrics
+
+    return init, iteration
+
+
+def _make_loss(net, config: DQNConfig):
+    """loss_fn(params, target_params, sequences) -> (Huber TD loss, metrics)."""
 
     def loss_fn(params, target_params, sequences):
         n = config.n_step
@@ -299,41 +279,23 @@ def make_iteration(config: DQNConfig, game: Game | None = None, mesh=None):
         ).mean()
         return loss, {"td_loss": loss, "q_mean": taken.mean()}
 
-    def sgd_step(carry, key):
-        params, target_params, opt_state, ring, updates = carry
-        sample_key, symmetry_key = jax.random.split(key)
-        sequences = sample_sequences(ring, sample_key, config.optimizer.batch_size, config.n_step)
-        sequences = augment(game, symmetry_key, sequences, config.n_step)
-        grads, metrics = jax.grad(loss_fn, has_aux=True)(params, target_params, sequences)
-        changes, new_opt_state = optimizer.update(grads, opt_state, params)
-        new_params = optax.apply_updates(params, changes)
-        # Until the ring holds enough plies, the step is computed and discarded.
-        ready = (ring.rows * config.selfplay_games >= config.min_replay) & (
-            ring.rows > config.n_step
-        )
-        params = common.select_tree(ready, new_params, params)
-        opt_state = common.select_tree(ready, new_opt_state, opt_state)
-        updates = updates + ready.astype(jnp.int32)
-        copy = ready & (updates % config.target_every == 0)
-        target_params = common.select_tree(copy, params, target_params)
-        return (params, target_params, opt_state, ring, updates), metrics
+    return loss_fn
 
-    def iteration(state: DQNState, key: jax.Array):
-        play_key, pool_key, train_key = jax.random.split(key, 3)
-        epsilon = common.linear_schedule(
-            config.epsilon_start, config.epsilon_end, config.epsilon_iterations, state.iteration
-        )
-        filled = jnp.minimum(state.pool_count, config.pool_size)
-        past = jax.random.randint(pool_key, (), 0, filled)
-        opponent_params = jax.tree.map(lambda p: p[past], state.pool)
 
-        # SELF-PLAY
+def _make_selfplay(game: Game, net, config: DQNConfig):
+    """play(params, opponent_params, games, plies, key, epsilon) -> (games, plies, Transitions
+    [T, B], Ply [T, B]): `plies_per_iteration` epsilon-greedy plies of every game; in pool games
+    the learner plays one colour and a past network the other."""
+    observe = jax.vmap(game.observe)
+    learner_colour = jnp.arange(config.selfplay_games) % 2  # pool games: who the learner is
+
+    def play(params, opponent_params, games, plies, key, epsilon):
         def ply(carry, ply_key):
             games, plies = carry
             act_key, opponent_key, reset_key = jax.random.split(ply_key, 3)
             obs = observe(games)
             legal = games.legal_action_mask
-            action = epsilon_greedy(act_key, q_values(net, state.params, obs), legal, epsilon)
+            action = epsilon_greedy(act_key, q_values(net, params, obs), legal, epsilon)
             if config.opponent == "pool":
                 past_q = q_values(net, opponent_params, obs)
                 past_action = epsilon_greedy(opponent_key, past_q, legal, config.epsilon_end)
@@ -353,47 +315,46 @@ def make_iteration(config: DQNConfig, game: Game | None = None, mesh=None):
             )
             return (games, plies), (row, outcome)
 
-        keys = jax.random.split(play_key, config.plies_per_iteration)
-        (games, plies), (rows, outcomes) = jax.lax.scan(ply, (state.games, state.plies), keys)
-        ring = write(state.replay, rows)
+        keys = jax.random.split(key, config.plies_per_iteration)
+        (games, plies), (rows, outcomes) = jax.lax.scan(ply, (games, plies), keys)
+        return games, plies, rows, outcomes
 
-        # TRAINING
-        keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)
-        carry = (state.params, state.target_params, state.opt_state, ring, state.updates)
-        (params, target_params, opt_state, ring, updates), train_metrics = scan_steps(
-            sgd_step, carry, keys
-        )
-        done = state.iteration + 1
-        snapshot = done % config.pool_every == 0
-        slot = state.pool_count % config.pool_size
-        pool = jax.tree.map(
-            lambda stack, p: jnp.where(snapshot, stack.at[slot].set(p), stack),
-            state.pool,
-            params,
-        )
-        metrics = {
-            **jax.tree.map(jnp.mean, train_metrics),
-            **common.game_metrics(outcomes),
-            "epsilon": epsilon,
-            "positions": jnp.int32(config.selfplay_games * config.plies_per_iteration),
-            "replay_size": ring.rows * config.selfplay_games,
-            "updates": updates,
-        }
-        new_state = state.replace(
+    return play
+
+
+def _keep_in_pool(state: DQNState, params, done: jax.Array, config: DQNConfig):
+    """(pool, pool_count): every `pool_every` iterations the network joins the pool of past
+    opponents, replacing its oldest."""
+    snapshot = done % config.pool_every == 0
+    slot = state.pool_count % config.pool_size
+    pool = jax.tree.map(
+        lambda stack, p: jnp.where(snapshot, stack.at[slot].set(p), stack), state.pool, params
+    )
+    return pool, state.pool_count + snapshot.astype(jnp.int32)
+
+
+def _make_init(game: Game, net, optimizer, config: DQNConfig):
+    """init(key) -> DQNState: fresh network (its own target and first pool entry), games in
+    flight, an empty ring."""
+
+    def init(key: jax.Array) -> DQNState:
+        param_key, games_key = jax.random.split(key)
+        params = network_lib.init_params(net, param_key, game.observation_shape)
+        pool = jax.tree.map(lambda p: jnp.stack([p] * config.pool_size), params)
+        return DQNState(
             params=params,
-            target_params=target_params,
-            opt_state=opt_state,
+            target_params=params,
+            opt_state=optimizer.init(params),
             pool=pool,
-            pool_count=state.pool_count + snapshot.astype(jnp.int32),
-            games=games,
-            plies=plies,
-            replay=ring,
-            iteration=done,
-            updates=updates,
+            pool_count=jnp.int32(1),
+            games=jax.vmap(game.init)(jax.random.split(games_key, config.selfplay_games)),
+            plies=jnp.zeros(config.selfplay_games, jnp.int32),
+            replay=init_transitions(game, config.replay_capacity, config.selfplay_games),
+            iteration=jnp.int32(0),
+            updates=jnp.int32(0),
         )
-        return new_state, metrics
 
-    return init, iteration
+    return init
 
 
 def state_shardings(state: DQNState, mesh):

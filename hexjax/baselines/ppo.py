@@ -27,6 +27,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from hexjax import sharding
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.network import NetworkConfig
 from hexjax.alphazero.optimizer import OptimizerConfig, scan_steps
@@ -153,46 +154,16 @@ def make_iteration(config: PPOConfig, game: Game | None = None, mesh=None):
     """(init(key) -> PPOState, iteration(state, key) -> (PPOState, metrics))."""
     game = game or config.game.make()
     if mesh is not None:
-        common.check_divisible(config, mesh)
+        sharding.check_sizes(config, common.SPLIT_SIZES, mesh)
     net = network_lib.make_network(config.network, game.num_actions)
     optimizer = config.optimizer.make()
     observe = jax.vmap(game.observe)
+    loss_fn = _make_loss(net, config)
+    collect = _make_collect(game, net, config)
     rollout_size = config.selfplay_games * config.plies_per_iteration
     minibatches = rollout_size // config.optimizer.batch_size
 
-    def init(key: jax.Array) -> PPOState:
-        param_key, games_key = jax.random.split(key)
-        params = network_lib.init_params(net, param_key, game.observation_shape)
-        return PPOState(
-            params=params,
-            opt_state=optimizer.init(params),
-            games=jax.vmap(game.init)(jax.random.split(games_key, config.selfplay_games)),
-            plies=jnp.zeros(config.selfplay_games, jnp.int32),
-            iteration=jnp.int32(0),
-            updates=jnp.int32(0),
-        )
-
-    def loss_fn(params, batch):
-        logits, value = network_lib.apply(net, params, batch["obs"].astype(jnp.float32))
-        log_probs = masked_log_probs(logits, batch["legal"])
-        log_prob = jnp.take_along_axis(log_probs, batch["action"][:, None], axis=1)[:, 0]
-        advantage = batch["advantage"]
-        advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
-        ratio = jnp.exp(log_prob - batch["log_prob"])
-        clipped = jnp.clip(ratio, 1 - config.clip_ratio, 1 + config.clip_ratio)
-        policy_loss = -jnp.minimum(ratio * advantage, clipped * advantage).mean()
-        value_loss = jnp.mean((value - batch["target"]) ** 2)
-        probs = jnp.exp(log_probs)
-        entropy = -jnp.sum(jnp.where(batch["legal"], probs * log_probs, 0.0), axis=-1).mean()
-        loss = policy_loss + config.value_coef * value_loss - config.entropy_coef * entropy
-        metrics = {
-            "policy_loss": policy_loss,
-            "value_loss": value_loss,
-            "policy_entropy": entropy,
-            "approx_kl": jnp.mean(batch["log_prob"] - log_prob),
-            "clip_fraction": jnp.mean(jnp.abs(ratio - 1) > config.clip_ratio),
-        }
-        return loss, metrics
+    init = _make_init(game, net, optimizer, config)
 
     def update_minibatch(carry, batch):
         params, opt_state = carry
@@ -211,30 +182,7 @@ def make_iteration(config: PPOConfig, game: Game | None = None, mesh=None):
         play_key, train_key = jax.random.split(key)
 
         # COLLECT TRAJECTORIES
-        def ply(carry, ply_key):
-            games, plies = carry
-            act_key, reset_key = jax.random.split(ply_key)
-            obs = observe(games)
-            legal = games.legal_action_mask
-            logits, value = network_lib.apply(net, state.params, obs)
-            log_probs = masked_log_probs(logits, legal)
-            action = jax.random.categorical(act_key, log_probs).astype(jnp.int32)
-            mover = games.current_player
-            games, plies, outcome = common.step_games(game, reset_key, games, plies, action)
-            row = Rollout(
-                obs=obs.astype(jnp.uint8),
-                legal=legal,
-                action=action,
-                log_prob=jnp.take_along_axis(log_probs, action[:, None], axis=1)[:, 0],
-                value=value,
-                reward=outcome.reward,
-                done=outcome.done,
-                mover=mover,
-            )
-            return (games, plies), (row, outcome)
-
-        keys = jax.random.split(play_key, config.plies_per_iteration)
-        (games, plies), (rollout, outcomes) = jax.lax.scan(ply, (state.games, state.plies), keys)
+        games, plies, rollout, outcomes = collect(state.params, state.games, state.plies, play_key)
 
         # ADVANTAGES
         _, last_value = network_lib.apply(net, state.params, observe(games))
@@ -280,6 +228,87 @@ def make_iteration(config: PPOConfig, game: Game | None = None, mesh=None):
         return new_state, metrics
 
     return init, iteration
+
+
+def _make_loss(net, config: PPOConfig):
+    """loss_fn(params, batch) -> (clipped surrogate + value - entropy bonus, metrics)."""
+
+    def loss_fn(params, batch):
+        logits, value = network_lib.apply(net, params, batch["obs"].astype(jnp.float32))
+        log_probs = masked_log_probs(logits, batch["legal"])
+        log_prob = jnp.take_along_axis(log_probs, batch["action"][:, None], axis=1)[:, 0]
+        advantage = batch["advantage"]
+        advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+        ratio = jnp.exp(log_prob - batch["log_prob"])
+        clipped = jnp.clip(ratio, 1 - config.clip_ratio, 1 + config.clip_ratio)
+        policy_loss = -jnp.minimum(ratio * advantage, clipped * advantage).mean()
+        value_loss = jnp.mean((value - batch["target"]) ** 2)
+        probs = jnp.exp(log_probs)
+        entropy = -jnp.sum(jnp.where(batch["legal"], probs * log_probs, 0.0), axis=-1).mean()
+        loss = policy_loss + config.value_coef * value_loss - config.entropy_coef * entropy
+        metrics = {
+            "policy_loss": policy_loss,
+            "value_loss": value_loss,
+            "policy_entropy": entropy,
+            "approx_kl": jnp.mean(batch["log_prob"] - log_prob),
+            "clip_fraction": jnp.mean(jnp.abs(ratio - 1) > config.clip_ratio),
+        }
+        return loss, metrics
+
+    return loss_fn
+
+
+def _make_collect(game: Game, net, config: PPOConfig):
+    """collect(params, games, plies, key) -> (games, plies, Rollout [T, B], Ply [T, B]): every
+    game's next `plies_per_iteration` plies, each move drawn from the policy."""
+    observe = jax.vmap(game.observe)
+
+    def collect(params, games, plies, key):
+        def ply(carry, ply_key):
+            games, plies = carry
+            act_key, reset_key = jax.random.split(ply_key)
+            obs = observe(games)
+            legal = games.legal_action_mask
+            logits, value = network_lib.apply(net, params, obs)
+            log_probs = masked_log_probs(logits, legal)
+            action = jax.random.categorical(act_key, log_probs).astype(jnp.int32)
+            mover = games.current_player
+            games, plies, outcome = common.step_games(game, reset_key, games, plies, action)
+            row = Rollout(
+                obs=obs.astype(jnp.uint8),
+                legal=legal,
+                action=action,
+                log_prob=jnp.take_along_axis(log_probs, action[:, None], axis=1)[:, 0],
+                value=value,
+                reward=outcome.reward,
+                done=outcome.done,
+                mover=mover,
+            )
+            return (games, plies), (row, outcome)
+
+        keys = jax.random.split(key, config.plies_per_iteration)
+        (games, plies), (rollout, outcomes) = jax.lax.scan(ply, (games, plies), keys)
+        return games, plies, rollout, outcomes
+
+    return collect
+
+
+def _make_init(game: Game, net, optimizer, config: PPOConfig):
+    """init(key) -> PPOState: fresh network and optimizer state, games in flight."""
+
+    def init(key: jax.Array) -> PPOState:
+        param_key, games_key = jax.random.split(key)
+        params = network_lib.init_params(net, param_key, game.observation_shape)
+        return PPOState(
+            params=params,
+            opt_state=optimizer.init(params),
+            games=jax.vmap(game.init)(jax.random.split(games_key, config.selfplay_games)),
+            plies=jnp.zeros(config.selfplay_games, jnp.int32),
+            iteration=jnp.int32(0),
+            updates=jnp.int32(0),
+        )
+
+    return init
 
 
 def state_shardings(state: PPOState, mesh):

@@ -26,6 +26,8 @@ from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.base import Entrant
 from hexjax.commands.train import DEFAULT_MINUTES
 from hexjax.evaluation import arena, tournament
+from hexjax.evaluation.scores import summarize
+from hexjax.games import available_games
 from hexjax.training import algorithms, config_io, loop, restore
 from hexjax.training.checkpoint import CheckpointError
 
@@ -34,7 +36,7 @@ ALGORITHMS = ("alphazero", "dqn", "ppo")
 
 def _game_spec(text: str) -> tuple[str, int]:
     name, _, size = text.partition(":")
-    if name not in ("hex", "gomoku", "othello") or not size.isdigit():
+    if name not in available_games() or not size.isdigit():
         raise argparse.ArgumentTypeError(f"expected GAME:SIZE such as hex:7, got {text!r}")
     return name, int(size)
 
@@ -95,7 +97,7 @@ def _trained(workdir: pathlib.Path) -> bool:
 
 
 def _entrant(args, workdir: pathlib.Path) -> tuple[Entrant, dict]:
-    agent = restore.load_agent(workdir, simulations=args.simulations)
+    agent = restore.load_trained(workdir, simulations=args.simulations)
     facts = {"iterations": agent.iteration, "minutes": round(agent.minutes, 2)}
     return agent.entrant(agent.algorithm.name), facts
 
@@ -111,7 +113,7 @@ def _versus_baselines(args, game, entrant, key, mesh) -> dict:
             )
         )
         start = time.monotonic()
-        results[name] = arena.summarize(np.asarray(play(entrant.params, match_key)))
+        results[name] = summarize(np.asarray(play(entrant.params, match_key)))
         results[name]["seconds"] = round(time.monotonic() - start, 1)
     return results
 

@@ -19,6 +19,7 @@ import sys
 
 from hexjax.evaluation import plots
 from hexjax.training import metrics
+from hexjax.training.run_dir import RunDir
 
 
 class CurveError(ValueError):
@@ -32,9 +33,10 @@ def read_curve(spec: str) -> tuple[str, list[dict]]:
         raise CurveError(f"--run must be LABEL=PATH, got {spec!r}")
     path = pathlib.Path(where)
     if path.is_dir():
-        evaluations = metrics.evaluations(metrics.read_records(path / "metrics.jsonl"))
+        log = RunDir(path).metrics
+        evaluations = metrics.evaluations(metrics.read_records(log))
         if not evaluations:
-            raise CurveError(f"--run {label}: {path}/metrics.jsonl holds no evaluations")
+            raise CurveError(f"--run {label}: {log} holds no evaluations")
         return label, evaluations
     try:
         record = json.loads(path.read_text())

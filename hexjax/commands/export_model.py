@@ -20,8 +20,8 @@ import os
 import pathlib
 import sys
 
-from hexjax.play import export, models
-from hexjax.training import restore
+from hexjax.play import export
+from hexjax.training import models, restore
 from hexjax.training.checkpoint import CheckpointError
 
 DEFAULT_EXPORT_DIR = "exported"
@@ -73,7 +73,7 @@ def _source(args):
     if args.model is not None:
         info, params = models.load(args.model)
         return info.config, params, info.about.get("trained", {})
-    agent = restore.load_agent(args.checkpoint, args.step, algorithm="alphazero")
+    agent = restore.load_trained(args.checkpoint, args.step, algorithm="alphazero")
     trained = {
         "iterations": agent.iteration,
         "minutes": round(agent.minutes, 1),

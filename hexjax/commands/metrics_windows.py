@@ -10,10 +10,10 @@ evaluations that fall in it, as a markdown table. A resumed run may log iteratio
 from __future__ import annotations
 
 import argparse
-import pathlib
 import sys
 
 from hexjax.training import metrics
+from hexjax.training.run_dir import RunDir
 
 
 def main(argv=None) -> int:
@@ -22,7 +22,7 @@ def main(argv=None) -> int:
     parser.add_argument("--workdir", required=True, help="a training run's --workdir")
     parser.add_argument("--minutes", type=float, default=6.0, help="window length")
     args = parser.parse_args(argv)
-    path = pathlib.Path(args.workdir) / "metrics.jsonl"
+    path = RunDir(args.workdir).metrics
     if not path.is_file():
         print(f"error: {path} does not exist", file=sys.stderr)
         return 2

@@ -13,9 +13,10 @@ import sys
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import DEFAULT_SIZES, available_games, check_options
 from hexjax.games.gomoku import RULES
-from hexjax.play import compile_cache, interrupts, models
+from hexjax.play import compile_cache, interrupts
 from hexjax.play.agent import Agent, add_agent_flags, positive_int, search_choices
 from hexjax.play.terminal import TerminalGame
+from hexjax.training import models
 from hexjax.training.checkpoint import CheckpointError
 
 # The flags that pick the terminal's game and side; the web page picks its own.
@@ -83,8 +84,7 @@ def _check_agent_game(given: dict, agent: Agent) -> None:
         if value != values[name]:
             shown = "" if isinstance(value, bool) else f" {value}"
             raise ValueError(
-                f"{_flag(name)}{shown} does not match the {agent.source}: it plays "
-                f"{models.describe(game)}"
+                f"{_flag(name)}{shown} does not match the {agent.source}: it plays {game.label}"
             )
 
 

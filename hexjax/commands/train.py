@@ -18,9 +18,9 @@ import sys
 from hexjax import sharding
 from hexjax.games import DEFAULT_SIZES, available_games, check_options
 from hexjax.games.gomoku import RULES
-from hexjax.play import models
 from hexjax.training import algorithms, config_io, loop
 from hexjax.training.checkpoint import CheckpointError
+from hexjax.training.run_dir import RunDir
 
 DEFAULT_MINUTES = 5.0  # the budget when neither --minutes nor --iterations is given
 DESCRIPTIONS = {
@@ -36,7 +36,7 @@ def _cadence(args, workdir) -> dict:
     """Evaluation and checkpoint cadence: the flags given, else (on --resume) the run's own,
     else the defaults of RunOptions."""
     cadence = dict(loop.CADENCE)
-    stored = pathlib.Path(workdir, loop.CADENCE_FILE)
+    stored = RunDir(workdir).cadence
     if args.resume and stored.is_file():
         cadence.update({k: v for k, v in _run_file(stored).items() if k in cadence})
     given = {name: getattr(args, name) for name in loop.CADENCE if getattr(args, name) is not None}
@@ -45,112 +45,14 @@ def _cadence(args, workdir) -> dict:
 
 def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, description: str = ""):
     """(config, workdir, RunOptions) from the command line, for `trainer`'s config."""
-    config_type = trainer.config_type
     parser = argparse.ArgumentParser(description=description or DESCRIPTIONS[trainer.name])
-    sizes = ", ".join(f"{size} for {name}" for name, size in DEFAULT_SIZES.items())
-    per_game = "".join(
-        f"; {game} in the {preset} preset: "
-        + ", ".join(f"--{name} {value}" for name, value in changes.items())
-        for (preset, game), changes in trainer.game_defaults.items()
-    )
-    parser.add_argument("--game", choices=available_games(), help=f"default: hex{per_game}")
-    parser.add_argument("--board", type=int, help=f"board size (default {sizes})")
-    parser.add_argument("--rule", choices=RULES, help="gomoku rule")
-    parser.add_argument("--swap", action="store_true", default=None, help="hex: the swap move")
-    parser.add_argument("--preset", choices=sorted(trainer.presets), help="default: cpu")
-    if trainer.searches:
-        parser.add_argument("--simulations", type=int, help="search simulations per move")
-    parser.add_argument(
-        "--minutes",
-        type=float,
-        help=f"wall-clock budget of this command, with --resume too (default {DEFAULT_MINUTES:g})",
-    )
-    parser.add_argument(
-        "--iterations",
-        type=int,
-        help="iteration budget of this command (--resume: this many more); a new run's learning "
-        "rate then decays over exactly this budget unless --optimizer.decay_steps is given",
-    )
-    suffix = "" if trainer is algorithms.ALPHAZERO else f"-{trainer.name}"
-    parser.add_argument("--workdir", default=None, help=f"default: runs/<game><board>{suffix}")
-    parser.add_argument("--resume", action="store_true", help="continue the run in --workdir")
-    if any(f.name == "init_from" for f in dataclasses.fields(config_type)):
-        parser.add_argument("--init-from", dest="init_from", metavar="RUN",
-                            help="start from RUN's newest network, or a shipped model's "
-                            "(model:hex7; another board size needs --network.head pooled in "
-                            "both); a fresh optimizer")  # fmt: skip
-    parser.add_argument(
-        "--step",
-        type=int,
-        help="with --resume: the checkpoint to continue from (default: the newest readable; "
-        "later ones are moved to superseded-checkpoints/)",
-    )
-    # Defaults from RunOptions; a resumed run keeps the ones it was started with unless given.
-    cadence = loop.CADENCE
-    parser.add_argument(
-        "--eval-every", type=int, help=f"iterations; 0: never (default {cadence['eval_every']})"
-    )
-    parser.add_argument("--eval-games", type=int, help=f"default {cadence['eval_games']}")
-    parser.add_argument(
-        "--checkpoint-every", type=int, help=f"iterations (default {cadence['checkpoint_every']})"
-    )
-    parser.add_argument(
-        "--checkpoint-minutes", type=float, help=f"default {cadence['checkpoint_minutes']:g}"
-    )
-    parser.add_argument(
-        "--keep-checkpoints",
-        type=int,
-        help="the newest N checkpoints are kept, e.g. for evaluate.py --all-steps "
-        f"(default {cadence['keep_checkpoints']})",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress line")
-    parser.add_argument(
-        "--cpu-devices",
-        type=int,
-        help="split the CPU into this many XLA devices, the games shared out among them "
-        "(default: one per core, as many as divide the game, batch and replay sizes; 1: off)",
-    )
-    parser.add_argument(
-        "--distributed",
-        action="store_true",
-        help="several processes or hosts: call jax.distributed.initialize() first (run on "
-        "every one; the settings below, else JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, "
-        "JAX_PROCESS_ID, else a cluster JAX detects: SLURM, Cloud TPU, Kubernetes)",
-    )
-    parser.add_argument("--coordinator", help="with --distributed: host:port of process 0")
-    parser.add_argument("--num-processes", type=int, help="with --distributed: process count")
-    parser.add_argument("--process-id", type=int, help="with --distributed: this process, from 0")
-    config_io.add_flags(parser, config_type, trainer.presets["cpu"], "in the cpu preset")
+    _game_flags(parser, trainer)
+    _budget_flags(parser, trainer)
+    _cadence_flags(parser)
+    _device_flags(parser)
+    config_io.add_flags(parser, trainer.config_type, trainer.presets["cpu"], "in the cpu preset")
     args = parser.parse_args(argv)
-
-    overrides = config_io.overrides_from_args(args, config_type)
-    shortcuts = {
-        "game.name": args.game,
-        "game.size": args.board,
-        "game.rule": args.rule,
-        "game.swap": True if args.swap else None,
-        "search.num_simulations": getattr(args, "simulations", None),
-    }
-    overrides.update({k: v for k, v in shortcuts.items() if v is not None})
-    origin = overrides.get("init_from")
-    if origin and not origin.startswith("model:"):  # a run: in config.json as its absolute path
-        overrides["init_from"] = str(pathlib.Path(origin).resolve())
-    given = dict(overrides)  # before the defaults that --game brings
-    if args.game and args.board is None:
-        overrides["game.size"] = DEFAULT_SIZES[args.game]
-    config = trainer.config(args.preset or "cpu", overrides)
-    if args.iterations is not None and args.minutes is None and not args.resume:
-        config = _schedule_over(config, args.iterations, given)
-    workdir = args.workdir or f"runs/{config.game.name}{config.game.size}{suffix}"
-    stored = _stored_config(args, workdir, trainer)
-    _check_game_flags(parser, args, config if stored is None else stored)
-    if stored is not None:
-        if args.preset:  # the stored config does not say which preset made it
-            parser.error(
-                f"--preset {args.preset}: a resumed run keeps its config, whichever preset made "
-                "it; leave --preset out, or start a new run (another --workdir)"
-            )
-        _check_resume_flags(parser, given, stored)
+    config, workdir, stored = _config(parser, args, trainer)
     config.game.make()  # a bad game option fails here, with the game's own message
     if args.minutes is None and args.iterations is None:
         args.minutes = DEFAULT_MINUTES
@@ -176,11 +78,142 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     return config, workdir, options
 
 
+def _suffix(trainer: algorithms.Trainer) -> str:
+    """The default workdir's suffix: none for AlphaZero, -dqn, -ppo."""
+    return "" if trainer is algorithms.ALPHAZERO else f"-{trainer.name}"
+
+
+def _game_flags(parser: argparse.ArgumentParser, trainer: algorithms.Trainer) -> None:
+    """The game and its board, the preset, and the search's shortcut."""
+    sizes = ", ".join(f"{size} for {name}" for name, size in DEFAULT_SIZES.items())
+    per_game = "".join(
+        f"; {game} in the {preset} preset: "
+        + ", ".join(f"--{name} {value}" for name, value in changes.items())
+        for (preset, game), changes in trainer.game_defaults.items()
+    )
+    parser.add_argument("--game", choices=available_games(), help=f"default: hex{per_game}")
+    parser.add_argument("--board", type=int, help=f"board size (default {sizes})")
+    parser.add_argument("--rule", choices=RULES, help="gomoku rule")
+    parser.add_argument("--swap", action="store_true", default=None, help="hex: the swap move")
+    parser.add_argument("--preset", choices=sorted(trainer.presets), help="default: cpu")
+    if trainer.searches:
+        parser.add_argument("--simulations", type=int, help="search simulations per move")
+
+
+def _budget_flags(parser: argparse.ArgumentParser, trainer: algorithms.Trainer) -> None:
+    """How long, where, and from what: budget, workdir, resume, --init-from."""
+    config_type = trainer.config_type
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        help=f"wall-clock budget of this command, with --resume too (default {DEFAULT_MINUTES:g})",
+    )
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        help="iteration budget of this command (--resume: this many more); a new run's learning "
+        "rate then decays over exactly this budget unless --optimizer.decay_steps is given",
+    )
+    parser.add_argument(
+        "--workdir", default=None, help=f"default: runs/<game><board>{_suffix(trainer)}"
+    )
+    parser.add_argument("--resume", action="store_true", help="continue the run in --workdir")
+    if "init_from" in {field.name for field in dataclasses.fields(config_type)}:
+        parser.add_argument("--init-from", dest="init_from", metavar="RUN",
+                            help="start from RUN's newest network, or a shipped model's "
+                            "(model:hex7; another board size needs --network.head pooled in "
+                            "both); a fresh optimizer")  # fmt: skip
+    parser.add_argument(
+        "--step",
+        type=int,
+        help="with --resume: the checkpoint to continue from (default: the newest readable; "
+        "later ones are moved to superseded-checkpoints/)",
+    )
+
+
+def _cadence_flags(parser: argparse.ArgumentParser) -> None:
+    """Evaluation and checkpoint cadence."""
+    # Defaults from RunOptions; a resumed run keeps the ones it was started with unless given.
+    cadence = loop.CADENCE
+    parser.add_argument(
+        "--eval-every", type=int, help=f"iterations; 0: never (default {cadence['eval_every']})"
+    )
+    parser.add_argument("--eval-games", type=int, help=f"default {cadence['eval_games']}")
+    parser.add_argument(
+        "--checkpoint-every", type=int, help=f"iterations (default {cadence['checkpoint_every']})"
+    )
+    parser.add_argument(
+        "--checkpoint-minutes", type=float, help=f"default {cadence['checkpoint_minutes']:g}"
+    )
+    parser.add_argument(
+        "--keep-checkpoints",
+        type=int,
+        help="the newest N checkpoints are kept, e.g. for evaluate.py --all-steps "
+        f"(default {cadence['keep_checkpoints']})",
+    )
+
+
+def _device_flags(parser: argparse.ArgumentParser) -> None:
+    """Output, the CPU split, and several processes or hosts."""
+    parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument(
+        "--cpu-devices",
+        type=int,
+        help="split the CPU into this many XLA devices, the games shared out among them "
+        "(default: one per core, as many as divide the game, batch and replay sizes; 1: off)",
+    )
+    parser.add_argument(
+        "--distributed",
+        action="store_true",
+        help="several processes or hosts: call jax.distributed.initialize() first (run on "
+        "every one; the settings below, else JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, "
+        "JAX_PROCESS_ID, else a cluster JAX detects: SLURM, Cloud TPU, Kubernetes)",
+    )
+    parser.add_argument("--coordinator", help="with --distributed: host:port of process 0")
+    parser.add_argument("--num-processes", type=int, help="with --distributed: process count")
+    parser.add_argument("--process-id", type=int, help="with --distributed: this process, from 0")
+
+
+def _config(parser, args, trainer: algorithms.Trainer):
+    """(config, workdir, the stored config of a resumed run or None): the preset with the
+    flags' overrides, checked against the run it resumes."""
+    config_type = trainer.config_type
+    overrides = config_io.overrides_from_args(args, config_type)
+    shortcuts = {
+        "game.name": args.game,
+        "game.size": args.board,
+        "game.rule": args.rule,
+        "game.swap": True if args.swap else None,
+        "search.num_simulations": getattr(args, "simulations", None),
+    }
+    overrides.update({k: v for k, v in shortcuts.items() if v is not None})
+    origin = overrides.get("init_from")
+    if origin and not origin.startswith("model:"):  # a run: in config.json as its absolute path
+        overrides["init_from"] = str(pathlib.Path(origin).resolve())
+    given = dict(overrides)  # before the defaults that --game brings
+    if args.game and args.board is None:
+        overrides["game.size"] = DEFAULT_SIZES[args.game]
+    config = trainer.config(args.preset or "cpu", overrides)
+    if args.iterations is not None and args.minutes is None and not args.resume:
+        config = _schedule_over(config, args.iterations, given)
+    workdir = args.workdir or f"runs/{config.game.name}{config.game.size}{_suffix(trainer)}"
+    stored = _stored_config(args, workdir, trainer)
+    _check_game_flags(parser, args, config if stored is None else stored)
+    if stored is not None:
+        if args.preset:  # the stored config does not say which preset made it
+            parser.error(
+                f"--preset {args.preset}: a resumed run keeps its config, whichever preset made "
+                "it; leave --preset out, or start a new run (another --workdir)"
+            )
+        _check_resume_flags(parser, given, stored)
+    return config, workdir, stored
+
+
 def _schedule_over(config, iterations: int, given: dict):
     """`config` with its learning-rate schedule decaying over `iterations` iterations (their
     optimizer steps), so that a run budgeted by count ends at the schedule's low rate (measured
-    in docs/training.md); unchanged where --optimizer.decay_steps was given or the trainer does
-    not count optimizer steps per iteration (PPO)."""
+    in docs/experiments/network-size.md); unchanged where --optimizer.decay_steps was given or the
+    trainer does not count optimizer steps per iteration (PPO)."""
     steps = config.optimizer.steps_per_iteration
     if "optimizer.decay_steps" in given or steps < 1:
         return config
@@ -189,7 +222,7 @@ def _schedule_over(config, iterations: int, given: dict):
 
 def _stored_config(args, workdir, trainer: algorithms.Trainer):
     """With --resume, the config the run in `workdir` was started with (None if it has none)."""
-    stored = pathlib.Path(workdir, "config.json")
+    stored = RunDir(workdir).config
     if not (args.resume and stored.is_file()):
         return None
     saved = _run_file(stored, "it holds the run's config: restore it, or start a new run")
@@ -212,7 +245,7 @@ def _run_file(path: pathlib.Path, hint: str = "delete it to resume with the defa
 
 def _stored_cpu_devices(workdir) -> int | None:
     """The CPU device count a one-process CPU run in `workdir` last ran on (None if unknown)."""
-    stored = pathlib.Path(workdir, loop.DEVICES_FILE)
+    stored = RunDir(workdir).devices
     if not stored.is_file():
         return None
     devices = _run_file(stored)
@@ -257,7 +290,7 @@ def main(
     description = description or DESCRIPTIONS[trainer.name]
     try:
         config, workdir, options = parse(argv, trainer, description)
-        record = loop.run(config, workdir, options, trainer, models.trained_agent)
+        record = loop.run(config, workdir, options, trainer)
     except (ValueError, CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

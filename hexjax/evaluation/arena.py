@@ -4,12 +4,12 @@
 with colours alternated, after `opening_plies` uniformly random plies (or from given openings)
 so that deterministic players do not replay one game, and returns per-game scores from
 `first`'s view; with a mesh each device plays its share. Openings files, every first move,
-game records, the positions of recorded games and score summaries live here too.
+game records and the positions of recorded games live here too (score summaries:
+`scores.py`).
 """
 
 from __future__ import annotations
 
-import math
 import pathlib
 from typing import NamedTuple
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from hexjax import sharding
 from hexjax.base import Player, PlayerFactory
-from hexjax.games import Game, State, random_legal_action
+from hexjax.games import Game, State, random_legal_action, tree_where
 
 __all__ = [
     "ArenaGames",
@@ -29,8 +29,6 @@ __all__ = [
     "first_move_openings",
     "load_openings",
     "positions_of_games",
-    "summarize",
-    "wilson_interval",
     "write_records",
 ]
 
@@ -351,13 +349,7 @@ def positions_of_games(game: Game, moves):
 
         def one_ply(states, actions):
             after = jax.vmap(game.step)(states, jnp.maximum(actions, 0))
-            keep = actions < 0
-            after = jax.tree.map(
-                lambda old, new: jnp.where(keep.reshape((-1,) + (1,) * (new.ndim - 1)), old, new),
-                states,
-                after,
-            )
-            return after, states  # the position before this ply
+            return tree_where(actions < 0, states, after), states  # and the position before
 
         _, before = jax.lax.scan(one_ply, states, moves.T)
         return before  # leaves [L, G, ...]
@@ -365,49 +357,3 @@ def positions_of_games(game: Game, moves):
     before = jax.tree.map(lambda x: np.asarray(x).reshape(-1, *x.shape[2:]), replay(moves))
     live = ~before.terminated & (np.asarray(moves).T.reshape(-1) >= 0)
     return jax.tree.map(lambda x: jnp.asarray(x[live]), before)
-
-
-# The normal quantile of a two-sided 95% interval.
-Z_95 = 1.959964
-
-
-def wilson_interval(score: float, games: int, z: float = Z_95) -> tuple[float, float]:
-    """The Wilson score interval of a mean score over `games` games (draws count half, so the
-    variance of a score with draws is overstated: the interval errs wide). Unlike the normal
-    approximation it does not shrink to a point at 0/n or n/n."""
-    if games == 0:
-        return 0.0, 1.0
-    spread = z * z / games
-    centre = (score + spread / 2) / (1 + spread)
-    half = z / (1 + spread) * math.sqrt(score * (1 - score) / games + spread / (4 * games))
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def summarize(scores) -> dict:
-    """Wins, draws, losses, the mean score and its 95% Wilson score interval. For arena scores
-    (an even count, `first` Black in the first half) also the score with each colour, its
-    interval, and whether the two intervals are apart (`colours_differ`)."""
-    scores = np.asarray(scores, np.float64)
-    count = len(scores)
-    mean = float(scores.mean()) if count else 0.0
-    low, high = wilson_interval(mean, count)
-    summary = {
-        "games": count,
-        "wins": int((scores == 1).sum()),
-        "draws": int((scores == 0.5).sum()),
-        "losses": int((scores == 0).sum()),
-        "score": mean,
-        "low": low,
-        "high": high,
-    }
-    if count and count % 2 == 0:
-        for colour, half in (("black", scores[: count // 2]), ("white", scores[count // 2 :])):
-            summary[f"as_{colour}"] = float(half.mean())
-            interval = wilson_interval(float(half.mean()), len(half))
-            summary[f"{colour}_low"], summary[f"{colour}_high"] = interval
-        # The colours' intervals do not overlap: one score would hide a weak side.
-        summary["colours_differ"] = bool(
-            summary["black_high"] < summary["white_low"]
-            or summary["white_high"] < summary["black_low"]
-        )
-    return summary

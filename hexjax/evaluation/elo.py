@@ -100,8 +100,3 @@ def _stderr(names, anchor: int, strength, games) -> dict[str, float]:
     for position, i in enumerate(keep):
         stderr[names[i]] = float(ELO_PER_NEPER * math.sqrt(max(covariance[position, position], 0)))
     return stderr
-
-
-def expected_score(elo_a: float, elo_b: float) -> float:
-    """P(a beats b) under the Elo model."""
-    return 1 / (1 + 10 ** ((elo_b - elo_a) / 400))

@@ -4,7 +4,7 @@
 function from one state to its action) against an engine (`hexjax.evaluation.engines`) the
 way the arena plays two batched players: the agent is Black in the first half of the games
 and White in the second, and game i of each half starts from `openings[i]`, so every opening
-is played once with each colour and `arena.summarize` reads the scores alike.
+is played once with each colour and `scores.summarize` reads the scores alike.
 
 The engine's moves are checked against the game's rules: an illegal move (a renju foul, an
 occupied point, a swap where there is none) loses the game for the engine and is reported.

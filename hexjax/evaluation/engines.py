@@ -16,16 +16,12 @@ failure the process is killed; the next `new_game` starts a fresh one.
 
 from __future__ import annotations
 
-import collections
-import contextlib
 import os
-import queue
 import shlex
 import shutil
-import subprocess
-import threading
 import time
 
+from hexjax.evaluation._engine_process import EngineFailure, EngineProcess
 from hexjax.games import Game
 
 __all__ = [
@@ -47,15 +43,6 @@ DEFAULT_TIMEOUT_S = 120.0  # the longest a move (or START, boardsize) may take
 _START_TIMEOUT_S = 60.0  # the first answer of a new process (loading, compiling)
 _RESET_TIMEOUT_S = 10.0  # a new game (RESTART) is instant, or the process is replaced
 _SETTLE_S = 0.5  # how long an ABOUT after a Gomocup move is waited for before it is asked again
-_STDERR_LINES = 20  # kept for error messages
-
-
-class EngineFailure(Exception):
-    """The engine failed: `kind` is 'died', 'timeout', 'bad answer' or 'refused'."""
-
-    def __init__(self, kind: str, message: str):
-        super().__init__(message)
-        self.kind = kind
 
 
 def is_engine(spec: str) -> bool:
@@ -72,7 +59,7 @@ def check_spec(spec: str, game: Game) -> list[str]:
     if game.name not in KINDS[kind]:
         games = " or ".join(KINDS[kind])
         raise ValueError(f"{kind} engines play {games}, not {game.name}: {spec!r}")
-    if game.name == "gomoku" and game.win_length != 5:
+    if kind == "gomocup" and game.win_length != 5:
         raise ValueError(f"Gomocup engines play five in a row, not {game.win_length}: {spec!r}")
     try:
         argv = shlex.split(command)
@@ -93,92 +80,6 @@ def engine_opponent(spec: str, game: Game, setup=(), timeout_s: float = DEFAULT_
     return cls(argv, game, list(setup), timeout_s)
 
 
-class _Process:
-    """An engine process: lines written to its stdin, lines read from its stdout with a
-    timeout (a reader thread queues them), the tail of its stderr kept for messages."""
-
-    def __init__(self, argv: list[str]):
-        self.argv = argv
-        try:
-            self.popen = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                bufsize=1,
-                start_new_session=True,  # Ctrl-C in the terminal stops us, not it mid-answer
-            )
-        except OSError as error:
-            raise EngineFailure("died", f"cannot start {shlex.join(argv)}: {error}") from None
-        self.lines: queue.Queue = queue.Queue()
-        self.stderr: collections.deque = collections.deque(maxlen=_STDERR_LINES)
-        self.pumps = [
-            threading.Thread(target=self._pump, args=(stream, put, closing), daemon=True)
-            for stream, put, closing in ((self.popen.stdout, self.lines.put, True),
-                                         (self.popen.stderr, self.stderr.append, False))
-        ]  # fmt: skip
-        for pump in self.pumps:
-            pump.start()
-
-    @staticmethod
-    def _pump(stream, put, closing: bool) -> None:
-        """Copy lines from `stream` until it closes; then, with `closing`, put None: the
-        process is gone."""
-        try:
-            for line in iter(stream.readline, ""):
-                put(line.rstrip("\r\n"))
-        except (OSError, ValueError):  # closed under us by `close`
-            pass
-        if closing:
-            put(None)
-
-    def send(self, line: str) -> None:
-        try:
-            self.popen.stdin.write(line + "\n")
-            self.popen.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            raise EngineFailure("died", self._gone(f"while sending {line!r}")) from None
-
-    def read(self, deadline: float, waiting_for: str) -> str:
-        """The next line of stdout, before `deadline` (time.monotonic)."""
-        try:
-            line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise EngineFailure("timeout", f"no answer to {waiting_for!r} in time") from None
-        if line is None:
-            raise EngineFailure("died", self._gone(f"while answering {waiting_for!r}"))
-        return line
-
-    def _gone(self, when: str) -> str:
-        try:
-            code = self.popen.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            code = None
-        self.pumps[1].join(timeout=1.0)  # its last words on stderr
-        said = " | ".join(line for line in self.stderr if line.strip())[-400:]
-        status = "closed its output" if code is None else f"exited with code {code}"
-        return f"the engine {status} {when}" + (f"; its last words: {said}" if said else "")
-
-    def close(self, goodbye: str | None) -> None:
-        """Say goodbye, give it a moment, then kill it."""
-        if self.popen.poll() is None and goodbye is not None:
-            try:
-                self.send(goodbye)
-                self.popen.wait(timeout=2.0)
-            except (EngineFailure, subprocess.TimeoutExpired):
-                pass
-        if self.popen.poll() is None:
-            try:
-                os.killpg(self.popen.pid, 9)
-            except OSError:
-                self.popen.kill()
-            self.popen.wait()
-        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
-            with contextlib.suppress(OSError):
-                stream.close()
-
-
 class EngineOpponent:
     """What both protocols share: the process's life, the position it has been told."""
 
@@ -186,7 +87,7 @@ class EngineOpponent:
 
     def __init__(self, argv: list[str], game: Game, setup: list[str], timeout_s: float):
         self.argv, self.game, self.setup, self.timeout_s = argv, game, setup, timeout_s
-        self.process: _Process | None = None
+        self.process: EngineProcess | None = None
         self.starts = 0  # processes started, restarts included
         self.messages: list[str] = []  # what the engine said beside its last answer
         # For messages: the program, or the script an interpreter runs.
@@ -203,7 +104,7 @@ class EngineOpponent:
                 return
             except EngineFailure as error:
                 self.failed(EngineFailure("died", str(error)))
-        self.process = _Process(self.argv)
+        self.process = EngineProcess(self.argv)
         self.starts += 1
         try:
             self._start()
@@ -264,7 +165,7 @@ class GtpOpponent(EngineOpponent):
             self.tell(action)
 
     def tell(self, action: int) -> None:
-        cell = self._cell(action)
+        cell = self.game.protocol_move(action)
         try:
             self._command(f"play {'bw'[self.to_play]} {cell}")
         except EngineFailure as error:
@@ -290,11 +191,6 @@ class GtpOpponent(EngineOpponent):
             return None
         answer = self._command("final_score").upper()
         return {"B": 0, "W": 1}.get(answer[:1]) if answer[1:2] == "+" else None
-
-    def _cell(self, action: int) -> str:
-        if self.game.name == "hex" and action == self.game.num_cells:
-            return "swap-pieces"
-        return self.game.action_to_string(action)  # Othello's pass: "pass"
 
     def _command(self, command: str, deadline: float | None = None) -> str:
         """The answer to one GTP command ('= result'); EngineFailure 'refused' on '? message'."""

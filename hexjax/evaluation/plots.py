@@ -144,9 +144,6 @@ def elo_curve(points: list[dict], baselines: dict[str, float], path) -> pathlib.
     return _finish(plt, figure, axis, "Elo (random = 0)", path)
 
 
-_EMPTY = {"hex": "#d9c7a0", "gomoku": "#dcb35c", "othello": "#2e8b57"}  # board colours
-
-
 def board_figure(game, state, panels: dict | None = None, title: str = ""):
     """A matplotlib Figure of the board of `state`, stones drawn (Hex as the rhombus it is):
     one panel per entry of `panels` (a float[num_actions] distribution shown as a heatmap over
@@ -158,14 +155,12 @@ def board_figure(game, state, panels: dict | None = None, title: str = ""):
 
     n = game.size
     rows, cols = np.divmod(np.arange(n * n), n)
-    hexagonal = game.name == "hex"
+    hexagonal = game.hexagonal
     # Hex cells sit on a sheared grid; square boards on the plain one (row 0 on top).
     x = cols + rows / 2 if hexagonal else cols.astype(float)
     y = -rows * (np.sqrt(3) / 2 if hexagonal else 1.0)
     board = np.asarray(state.board).reshape(-1)
-    forbidden = np.zeros(n * n, bool)  # renju: Black's forbidden points, as crosses
-    if getattr(game, "rule", None) == "renju":
-        forbidden = np.asarray(game.forbidden_mask(state), bool).reshape(-1)[: n * n]
+    forbidden = np.asarray(game.forbidden_mask(state), bool).reshape(-1)  # renju, as crosses
     shown = panels or {"": None}
     width = 4.6 if panels else 0.45 * n + (n / 4 if hexagonal else 0) + 1
     figure = Figure(figsize=(width * len(shown), 4.2 if panels else 0.4 * n + 0.8))
@@ -184,7 +179,7 @@ def board_figure(game, state, panels: dict | None = None, title: str = ""):
             linewidth=0.4,
         )
         if values is None:
-            tiles.set_facecolor(_EMPTY.get(game.name, "lightgrey"))
+            tiles.set_facecolor(game.board_colour)
         else:
             tiles.set_array(np.asarray(values, float)[: n * n])
         axis.add_collection(tiles)

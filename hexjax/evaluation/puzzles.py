@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from hexjax.games import make
+from hexjax.games import Gomoku, make
 from hexjax.games._base import Game, State
 
 CATEGORIES = ("win_in_one", "forced_block", "four_three", "vcf3", "vcf5", "renju_trap")
@@ -57,6 +57,11 @@ class Puzzle:
 
 
 @functools.cache
+def applies(game: Game) -> bool:
+    """The suite is of Gomoku positions (five in a row, under each rule)."""
+    return isinstance(game, Gomoku)
+
+
 def _game(size: int, rule: str) -> Game:
     return make("gomoku", size=size, rule=rule)
 

@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from hexjax.games import Game
+from hexjax.games import Game, tree_where
 
 _UNVISITED_SCORE = 1e9  # above any Q + bonus, so unvisited children go first
 
@@ -42,11 +42,6 @@ class Tree:
 def _outcome(winner: jax.Array, player: jax.Array) -> jax.Array:
     """+1 if `player` won, -1 if it lost, 0 for a draw (winner -1)."""
     return jnp.where(winner < 0, 0.0, jnp.where(winner == player, 1.0, -1.0))
-
-
-def _where(condition, new, old):
-    """`new` where `condition`, else `old`, over a whole pytree (a game state)."""
-    return jax.tree.map(lambda a, b: jnp.where(condition, a, b), new, old)
 
 
 def _push(path, movers, depth, condition, node, mover):
@@ -96,7 +91,7 @@ def make_uct(game: Game, num_simulations: int, exploration: float = 1.4):
             child = tree.children[node, action]
             go = (child >= 0) & ~state.terminated
             path, movers, depth = _push(path, movers, depth, go, child, state.current_player)
-            state = _where(go, game.step(state, action), state)
+            state = tree_where(go, game.step(state, action), state)
             return jnp.where(go, child, node), state, depth, path, movers, action, go
 
         walk = (jnp.int32(0), root, jnp.int32(0), path, movers, jnp.int32(0), jnp.bool_(True))
@@ -108,7 +103,7 @@ def make_uct(game: Game, num_simulations: int, exploration: float = 1.4):
             jnp.where(expand, new_node, tree.children[node, action])
         )
         path, movers, depth = _push(path, movers, depth, expand, new_node, state.current_player)
-        final = _where(expand, game.step(state, action), state)
+        final = tree_where(expand, game.step(state, action), state)
         # EVALUATE by one random playout (a finished game is its own result).
         winner = jnp.where(final.terminated, final.winner, game.playout_winner(playout_key, final))
         # BACKUP along the path; entries past `depth` point at no node and are dropped.

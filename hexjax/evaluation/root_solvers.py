@@ -27,13 +27,26 @@ class Proven(NamedTuple):
     moves_to_win: int | None  # the winner's moves to the end, this one included (None: unknown)
 
 
+def has_root_solver(game) -> bool:
+    """Whether `root_solver` has one for `game`: Hex up to 7x7 without swap, five in a row."""
+    return (hex_solver.solves(game) and not game.swap) or _five_in_a_row(game)
+
+
+def has_move_screen(game) -> bool:
+    """Whether `move_screen` has one for `game`: five in a row."""
+    return _five_in_a_row(game)
+
+
+def _five_in_a_row(game) -> bool:
+    return isinstance(game, Gomoku) and game.win_length == vcf.K
+
+
 def root_solver(game) -> Callable | None:
     """The game's root solver (kept between calls: its tables last), or None where there is
     none: Hex with swap or over 7x7, Othello, Gomoku other than five in a row."""
+    if not has_root_solver(game):
+        return None
     if isinstance(game, Hex):
-        fits = hex_solver.MIN_SIZE <= game.size <= hex_solver.MAX_SIZE
-        if not fits or game.swap:
-            return None
         solver = hex_solver.HexSolver(game.size)
 
         def solve_hex(board, to_play, deadline=None):
@@ -41,15 +54,13 @@ def root_solver(game) -> Callable | None:
             return None if move is None else Proven(move, None)
 
         return _in_time(solve_hex)
-    if isinstance(game, Gomoku) and game.win_length == vcf.K:
-        fours = vcf.VcfSolver(game)
+    fours = vcf.VcfSolver(game)
 
-        def solve_fours(board, to_play, deadline=None):
-            line = fours.proof(board, to_play, deadline)
-            return None if line is None else Proven(line[0], vcf.moves_to_win(line))
+    def solve_fours(board, to_play, deadline=None):
+        line = fours.proof(board, to_play, deadline)
+        return None if line is None else Proven(line[0], vcf.moves_to_win(line))
 
-        return _in_time(solve_fours)
-    return None
+    return _in_time(solve_fours)
 
 
 def _in_time(solve: Callable) -> Callable:
@@ -67,6 +78,4 @@ def _in_time(solve: Callable) -> Callable:
 def move_screen(game) -> Callable | None:
     """For five in a row, `loses(board, to_play, move, deadline)` of a VCF solver kept between
     calls; None for other games (in Hex one side always has a winning move: no screen)."""
-    if isinstance(game, Gomoku) and game.win_length == vcf.K:
-        return vcf.VcfSolver(game).loses_to_fours
-    return None
+    return vcf.VcfSolver(game).loses_to_fours if has_move_screen(game) else None

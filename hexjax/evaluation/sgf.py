@@ -29,15 +29,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-import hexjax
-from hexjax.games import Game
+from hexjax.games import Game, sgf_games
 
 __all__ = ["SgfRecord", "check_writable", "read_sgf", "write_arena_games", "write_sgf"]
 
-_GAME_NUMBERS = {"hex": 11, "gomoku": 4}
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _COLOURS = ("B", "W")
-_SWAP_WORDS = ("swap-pieces", "swap")
 
 
 class SgfRecord(NamedTuple):
@@ -56,10 +52,7 @@ def write_sgf(game: Game, actions, black: str | None = None, white: str | None =
     check_writable(game)
     actions = game.parse_moves(list(actions))
     state = game.from_moves(actions)  # checks every move, and gives the result
-    root = [f"FF[4]GM[{_GAME_NUMBERS[game.name]}]SZ[{game.size}]"]
-    if game.name == "gomoku":
-        root.append(f"RU[{game.rule}]")
-    root.append("AP[hexjax]")
+    root = [f"FF[4]GM[{game.sgf_number}]SZ[{game.size}]{game.sgf_properties()}AP[hexjax]"]
     for key, name in (("PB", black), ("PW", white)):
         if name:
             root.append(f"{key}[{_escape(name)}]")
@@ -69,7 +62,7 @@ def write_sgf(game: Game, actions, black: str | None = None, white: str | None =
         root.append(f"RE[{ {0: 'B+', 1: 'W+'}.get(int(state.winner), '0') }]")
     if comment:
         root.append(f"C[{_escape(comment)}]")
-    moves = [f";{_COLOURS[ply % 2]}[{_point(game, a)}]" for ply, a in enumerate(actions)]
+    moves = [f";{_COLOURS[ply % 2]}[{game.sgf_point(a)}]" for ply, a in enumerate(actions)]
     return "(;" + "".join(root) + "".join(moves) + ")\n"
 
 
@@ -79,16 +72,15 @@ def read_sgf(text: str) -> SgfRecord:
     nodes = _main_line(text)
     root = nodes[0]
     moves = _moves(nodes)
-    swapped = any(value in _SWAP_WORDS for _, value in moves)
     game = _make_game(_single(root, "GM", "1"), _single(root, "SZ", None),
-                      _single(root, "RU", None), swapped)  # fmt: skip
+                      _single(root, "RU", None), [value for _, value in moves])  # fmt: skip
     actions: list[int] = []
     for colour, value in moves:
         label = f"move {len(actions) + 1} ({colour}[{value[:20]}])"
-        if game.name == "hex" and value == "resign":
+        if value == "resign":
             break
         try:
-            actions.append(_action(game, value))
+            actions.append(game.sgf_action(value))
         except ValueError as error:
             raise ValueError(f"{label}: {error}") from None
     try:
@@ -116,17 +108,10 @@ def write_arena_games(game: Game, moves, directory, stem: str, first: str, secon
 
 def check_writable(game: Game) -> None:
     """ValueError unless SGF can hold games of `game`."""
-    if game.name not in _GAME_NUMBERS:
-        raise ValueError(f"SGF records cover hex and gomoku, not {game.name}")
-    if game.name == "gomoku" and game.win_length != 5:
-        raise ValueError(f"SGF's Gomoku is five in a row; this game needs {game.win_length}")
-
-
-def _point(game: Game, action: int) -> str:
-    if game.name == "hex":
-        return "swap-pieces" if action == game.size * game.size else game.action_to_string(action)
-    row, col = divmod(action, game.size)  # row 0 is the top row
-    return _LETTERS[col] + _LETTERS[row]
+    if game.sgf_number is None:
+        names = " and ".join(cls.name for cls in sgf_games().values())
+        raise ValueError(f"SGF records cover {names}, not {game.name}")
+    game.check_sgf()
 
 
 def _escape(value: str) -> str:
@@ -194,32 +179,15 @@ def _single(node: dict[str, list[str]], key: str, default: str | None) -> str | 
     return values[0].strip() if values else default
 
 
-def _make_game(number: str, size: str | None, rule: str | None, swapped: bool) -> Game:
-    name = {"11": "hex", "4": "gomoku"}.get(number)
-    if name is None:
-        raise ValueError(f"GM[{number}] is not a game hexjax reads (GM[11] Hex, GM[4] Gomoku)")
+def _make_game(number: str, size: str | None, rule: str | None, moves: list[str]) -> Game:
+    games = sgf_games()
+    cls = games.get(int(number)) if number.isdigit() else None
+    if cls is None:
+        known = ", ".join(f"GM[{n}] {c.name.capitalize()}" for n, c in sorted(games.items())[::-1])
+        raise ValueError(f"GM[{number}] is not a game hexjax reads ({known})")
     if size is None or not re.fullmatch(r"[0-9]+", size):
         raise ValueError(f"the board size should be SZ[n], got {'no SZ' if size is None else size}")
-    if name == "hex":
-        return hexjax.make("hex", size=int(size), swap=swapped)
-    rule = (rule or "freestyle").lower()
-    return hexjax.make("gomoku", size=int(size), rule=rule)
-
-
-def _action(game: Game, value: str) -> int:
-    n = game.size
-    if game.name == "hex":
-        if value in _SWAP_WORDS:
-            return n * n
-        if re.fullmatch(r"[a-z]{2}", value):  # LittleGolem's column, row letters
-            value = f"{value[0]}{_LETTERS.index(value[1]) + 1}"
-        return game.string_to_action(value)
-    if not re.fullmatch(r"[a-z]{2}", value):
-        raise ValueError("not a point like 'hh' (column, then row from the top)")
-    col, row = _LETTERS.index(value[0]), _LETTERS.index(value[1])
-    if col >= n or row >= n:
-        raise ValueError(f"off the {n}x{n} board")
-    return row * n + col
+    return cls.from_sgf(int(size), rule, moves)
 
 
 def _node_text(node: dict[str, list[str]]) -> str:

@@ -21,9 +21,13 @@ from 1 at the top, a1 an acute corner, the first player (Black) joining top and 
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
-from hexjax.games import Game
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero import search as search_lib
+from hexjax.games import Game, Hex
 
 SIZE = 7
 # Row by row from the top, column a first; "+" where the opening wins for the first player.
@@ -41,7 +45,7 @@ FIRST_PLAYER_WINS = np.array([[cell == "+" for cell in row] for row in _TABLE]) 
 
 def applies(game: Game) -> bool:
     """The table is for plain Hex 7x7 (with the swap rule the second player's options differ)."""
-    return game.name == "hex" and game.size == SIZE and not game.swap
+    return game.as_played == Hex(SIZE).as_played
 
 
 def score(values_after) -> dict:
@@ -104,3 +108,19 @@ def won_positions_lost(first_moves, agent_black, scores) -> dict:
             "lost_as_white": sorted(int(a) for a in first_moves[lost & ~black]),
         }
     return result
+
+
+def first_move_values(game: Game, net, params, search=None, seed: int = 0) -> dict[str, np.ndarray]:
+    """The value after each first move, from the second player's view (`score`'s input): the
+    network's ("network alone") and, given a `search_lib.SearchConfig`, the search's
+    ("search")."""
+    first_moves = jnp.arange(game.num_actions, dtype=jnp.int32)
+    states = jax.vmap(lambda a: game.step(game.new_state(), a))(first_moves)
+    _, network_values = jax.jit(network_lib.apply, static_argnums=0)(
+        net, params, jax.vmap(game.observe)(states)
+    )
+    values = {"network alone": np.asarray(network_values)}
+    if search is not None:
+        run = search_lib.make_search(game, net, search)
+        values["search"] = np.asarray(jax.jit(run)(params, jax.random.key(seed), states).value)
+    return values

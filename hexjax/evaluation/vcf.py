@@ -25,6 +25,7 @@ import time
 import numpy as np
 
 from hexjax.evaluation.hex_solver import OutOfTime
+from hexjax.games import Gomoku
 
 K = 5  # a five
 MAX_FOURS = 16  # the longest proof searched, in attacker moves (the win itself included)
@@ -36,7 +37,7 @@ class VcfSolver:
     """Continuous-four wins on one Gomoku board and rule (`game`: a hexjax Gomoku)."""
 
     def __init__(self, game, max_fours: int = MAX_FOURS):
-        if game.name != "gomoku" or game.win_length != K:
+        if not isinstance(game, Gomoku) or game.win_length != K:
             raise ValueError(f"VcfSolver plays five in a row, not {game}")
         self.game = game
         self.size = n = game.size

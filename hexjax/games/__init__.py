@@ -7,7 +7,7 @@ uniformly among a batch's legal moves.
 
 from __future__ import annotations
 
-from hexjax.games._base import Game, State, Symmetry
+from hexjax.games._base import ExtraAction, Game, State, Symmetry, tree_where
 from hexjax.games.gomoku import Gomoku
 from hexjax.games.hex import Hex, HexState
 from hexjax.games.othello import Othello, OthelloState
@@ -19,11 +19,13 @@ from hexjax.games.registry import (
     available_games,
     check_options,
     make,
+    sgf_games,
 )
 from hexjax.games.sampling import Positions, random_legal_action, random_positions
 
 __all__ = [
     "DEFAULT_SIZES",
+    "ExtraAction",
     "GAME_OPTIONS",
     "Game",
     "GameConfig",
@@ -41,4 +43,6 @@ __all__ = [
     "make",
     "random_legal_action",
     "random_positions",
+    "sgf_games",
+    "tree_where",
 ]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import abc
 import functools
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from hexjax.games._notation import board_array, shown, split_compact
 from hexjax.games.sampling import random_legal_action
 
 
@@ -60,6 +62,16 @@ class Symmetry:
         return policy[..., inverse]
 
 
+@dataclass(frozen=True)
+class ExtraAction:
+    """A move that puts no stone on a cell (Hex's swap, Othello's pass)."""
+
+    action: int
+    word: str  # as players write it: "swap", "pass"
+    protocol_word: str  # in GTP and SGF records: "swap-pieces" (HexGui's), "pass"
+    when: str  # when it is legal, for help texts and the exported description
+
+
 def checked_int(what: str, value, low: int, high: int, even: bool = False) -> int:
     """A game option that must be an integer in [low, high] (and even); ValueError otherwise."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
@@ -68,6 +80,20 @@ def checked_int(what: str, value, low: int, high: int, even: bool = False) -> in
         kind = "even and " if even else ""
         raise ValueError(f"{what} must be {kind}between {low} and {high}, got {value}")
     return int(value)
+
+
+def tree_where(condition: jax.Array, new, old):
+    """`new` where `condition`, else `old`, leaf by leaf over two pytrees of one structure. A
+    scalar condition picks whole trees; a bool[B] one picks per game along each leaf's leading
+    axis (batched states)."""
+
+    def pick(a, b):
+        return jnp.where(
+            condition.reshape(condition.shape + (1,) * (b.ndim - condition.ndim)), a, b
+        )
+
+    condition = jnp.asarray(condition)
+    return jax.tree.map(pick, new, old)
 
 
 def outcome_rewards(winner: jax.Array, terminated: jax.Array) -> jax.Array:
@@ -112,7 +138,7 @@ class Game(abc.ABC):
     def symmetries(self) -> tuple[Symmetry, ...]: ...
 
     @property
-    def rules(self) -> str:
+    def as_played(self) -> str:
         """The game as it is played, whatever its network sees: two games with equal rules
         share their states and moves, so players built on either meet in one arena."""
         return repr(self)
@@ -125,7 +151,7 @@ class Game(abc.ABC):
         # A terminated state has an all-False mask, so `legal` is False there too.
         legal = in_range & state.legal_action_mask[safe_action]
         played = self._play(state, safe_action)
-        nxt = jax.tree.map(lambda new, old: jnp.where(legal, new, old), played, state)
+        nxt = tree_where(legal, played, state)
         forfeit = ~legal & ~state.terminated
         terminated = nxt.terminated | forfeit
         winner = jnp.where(forfeit, 1 - state.current_player, nxt.winner).astype(jnp.int32)
@@ -223,7 +249,7 @@ class Game(abc.ABC):
         """State for a composed position. `board`: n x n of 0/1/2 (nested lists or array), or
         text: one string with a row per line, or a list of row strings, using '.' (empty),
         'x'/'X'/'B' (player 0) and 'o'/'O'/'W' (player 1), spaces between cells optional."""
-        array = self._board_array(board)
+        array = board_array(board, self.size)
         if to_play not in (0, 1) or isinstance(to_play, bool):
             raise ValueError(f"to_play must be 0 or 1, got {to_play!r}")
         return self._from_board(array, int(to_play))
@@ -252,67 +278,90 @@ class Game(abc.ABC):
         """Why an illegal `action` cannot be played in `state` (for error messages)."""
         return "illegal here"
 
-    def _board_array(self, board) -> np.ndarray:
+    # --- what front ends show: asked of the game, so that none branches on its name -------
+
+    hexagonal: bool = False  # cells on Hex's sheared grid: drawn as a rhombus
+    stone_colours: tuple[str, str] = ("black", "white")  # the first and second player's
+    board_colour: str = "#dcb35c"  # empty cells in figures (a wooden board)
+    side_names: tuple[str, str] = ("X (Black)", "O (White)")
+    sgf_number: int | None = None  # SGF's GM[] for the game; None: SGF cannot hold it
+
+    @property
+    def extra_actions(self) -> tuple[ExtraAction, ...]:
+        """The moves that are not a stone on a cell, if the game has any."""
+        return ()
+
+    def extra_action(self, word: str) -> int | None:
+        """The action of the extra move `word` ("swap", "pass"); None if the game has none."""
+        return next((extra.action for extra in self.extra_actions if extra.word == word), None)
+
+    def protocol_move(self, action: int) -> str:
+        """`action` as GTP engines and SGF records write it (HexGui's "swap-pieces")."""
+        extra = {extra.action: extra.protocol_word for extra in self.extra_actions}
+        return extra.get(int(action)) or self.action_to_string(action)
+
+    @property
+    def label(self) -> str:
+        """The game in a few words: "hex 9x9 with swap", "gomoku 15x15 renju"."""
+        return f"{self.name} {self.size}x{self.size}"
+
+    def forbidden_mask(self, state: State) -> np.ndarray:
+        """bool[n, n]: the empty points the first player may not play (renju); none here."""
+        return np.zeros((self.size, self.size), bool)
+
+    def hint_marks(self, state: State) -> dict[int, str]:
+        """Marks for empty cells of a live position, for a text board: Othello's placements,
+        renju's points forbidden to Black to move. None by default."""
+        return {}
+
+    def tally(self, board: np.ndarray) -> str:
+        """A line under a text board for games decided by count (Othello's discs), else ""."""
+        return ""
+
+    # The network's inputs and the rules in words, for exported models (see play/export.py).
+
+    @abc.abstractmethod
+    def plane_meanings(self) -> list[tuple[str, str]]:
+        """(key, meaning) of each observation plane, in order."""
+
+    def terms(self) -> dict[str, str]:
+        """The words the plane meanings use, defined closely enough to compute the planes."""
+        return {}
+
+    @abc.abstractmethod
+    def end_rule(self) -> str:
+        """When the game is over and who won, for a consumer that must tell a finished board."""
+
+    # SGF records (evaluation/sgf.py writes the file; the game says what its points are).
+
+    def check_sgf(self) -> None:
+        """ValueError unless SGF can hold this game's records."""
+        if self.sgf_number is None:
+            raise ValueError(f"SGF cannot hold {self.name} records")
+
+    def sgf_properties(self) -> str:
+        """Root properties beyond FF, GM and SZ (Gomoku's rule: "RU[renju]")."""
+        return ""
+
+    def sgf_point(self, action: int) -> str:
+        """`action` as an SGF move value: square boards' column then row letters, from a."""
+        row, col = divmod(int(action), self.size)  # row 0 is the top row
+        return _SGF_LETTERS[col] + _SGF_LETTERS[row]
+
+    def sgf_action(self, value: str) -> int:
+        """The action of an SGF move value; ValueError naming the problem."""
         n = self.size
-        rows_as_text = (
-            isinstance(board, list | tuple)
-            and all(isinstance(row, str) for row in board)
-            and any(len(row.strip()) > 1 for row in board)  # rows, not single symbols
-        )
-        if rows_as_text:
-            board = "\n".join(board)
-        if isinstance(board, str):
-            board = [
-                row.split() if " " in row.strip() else list(row.strip())
-                for row in board.strip().splitlines()
-                if row.strip()
-            ]
-        try:
-            array = np.asarray(board)
-        except ValueError:
-            raise ValueError(f"board must be {n}x{n}; its rows have different lengths") from None
-        if array.dtype.kind in "US":
-            symbols = {".": 0, "x": 1, "X": 1, "B": 1, "b": 1, "o": 2, "O": 2, "W": 2, "w": 2}
-            unknown = sorted(set(array.ravel().tolist()) - set(symbols))
-            if unknown:
-                raise ValueError(f"unknown board symbol {unknown[0]!r}; use . x o (or B W)")
-            array = np.vectorize(symbols.__getitem__, otypes=[np.int8])(array)
-        if array.shape != (n, n):
-            raise ValueError(f"board must be {n}x{n}, got shape {array.shape}")
-        if not np.issubdtype(array.dtype, np.integer):
-            raise ValueError(f"board cells must be integers 0, 1 or 2, got dtype {array.dtype}")
-        bad = ~np.isin(array, (0, 1, 2))
-        if bad.any():
-            r, c = np.argwhere(bad)[0]
-            raise ValueError(f"board cell ({r}, {c}) is {array[r, c]}; cells must be 0, 1 or 2")
-        return array.astype(np.int8)
+        if not re.fullmatch(r"[a-z]{2}", value):
+            raise ValueError("not a point like 'hh' (column, then row from the top)")
+        col, row = _SGF_LETTERS.index(value[0]), _SGF_LETTERS.index(value[1])
+        if col >= n or row >= n:
+            raise ValueError(f"off the {n}x{n} board")
+        return row * n + col
+
+    @classmethod
+    def from_sgf(cls, size: int, rule: str | None, moves: list[str]) -> Game:
+        """The game of a record with SZ[size], RU[rule] (or none) and these move values."""
+        return cls(size=size)
 
 
-def shown(value, limit: int = 20) -> str:
-    """`value` for an error message, its text cut to `limit` characters: a pasted page of text
-    should not come back whole."""
-    text = value if isinstance(value, str) else repr(value)
-    if len(text) > limit:
-        text = text[:limit] + "..."
-    return repr(text) if isinstance(value, str) else text
-
-
-def split_compact(chunk: str, words: Sequence[str] = ()) -> list[str]:
-    """'a1b12swapc3' -> ['a1', 'b12', 'swap', 'c3']: cells are a letter then digits, `words`
-    stand alone. Anything else is returned whole, for the parser to report."""
-    tokens, i = [], 0
-    lower = chunk.lower()
-    while i < len(chunk):
-        word = next((w for w in words if lower.startswith(w, i)), None)
-        if word is not None:
-            tokens.append(chunk[i : i + len(word)])
-            i += len(word)
-            continue
-        j = i + 1
-        while j < len(chunk) and chunk[j].isdigit():
-            j += 1
-        if j == i + 1 or not chunk[i].isalpha():
-            return [chunk]
-        tokens.append(chunk[i:j])
-        i = j
-    return tokens
+_SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz"

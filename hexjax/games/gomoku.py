@@ -32,14 +32,21 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from hexjax.games import _square
-from hexjax.games._base import Game, State, Symmetry, checked_int, outcome_rewards
+from hexjax.games import _descriptions, _square
+from hexjax.games._base import (
+    Game,
+    State,
+    Symmetry,
+    checked_int,
+    outcome_rewards,
+)
 from hexjax.games._renju import Forbidden
+from hexjax.games._runs import DIRECTIONS as _DIRECTIONS
+from hexjax.games._runs import longest_runs, winning_lines
 from hexjax.games._threats import threat_planes
 
 RULES = ("freestyle", "standard", "renju")
 MIN_SIZE, MAX_SIZE = 5, 19
-_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # along a row, a column, both diagonals
 _SYMBOLS = {0: ".", 1: "X", 2: "O"}
 
 
@@ -65,50 +72,6 @@ def _line_table(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
         index[:, d] = np.where(inside, rr * n + cc, 0)
         valid[:, d] = inside
     return index, valid
-
-
-def longest_runs(board: np.ndarray) -> np.ndarray:
-    """Host helper: the lengths of the maximal runs on `board`, a list per colour (index 1, 2)."""
-    n = board.shape[0]
-    runs: list[list[int]] = [[], [], []]
-    for dr, dc in _DIRECTIONS:
-        for r in range(n):
-            for c in range(n):
-                colour = int(board[r, c])
-                pr, pc = r - dr, c - dc
-                if colour == 0 or (0 <= pr < n and 0 <= pc < n and board[pr, pc] == colour):
-                    continue  # empty, or not the first stone of its run
-                length = 0
-                while 0 <= r + length * dr < n and 0 <= c + length * dc < n:
-                    if board[r + length * dr, c + length * dc] != colour:
-                        break
-                    length += 1
-                runs[colour].append(length)
-    return runs
-
-
-def winning_lines(board: np.ndarray, colour: int, length: int, exact: bool) -> np.ndarray:
-    """Host helper: bool[n, n], the stones of `colour` in runs of `length` or more (with
-    `exact`: of exactly `length`, as standard Gomoku and renju's Black count a win)."""
-    n = board.shape[0]
-    marked = np.zeros((n, n), bool)
-    for dr, dc in _DIRECTIONS:
-        for r in range(n):
-            for c in range(n):
-                pr, pc = r - dr, c - dc
-                if board[r, c] != colour or (
-                    0 <= pr < n and 0 <= pc < n and board[pr, pc] == colour
-                ):
-                    continue  # not the first stone of a run
-                run = []
-                while 0 <= r + len(run) * dr < n and 0 <= c + len(run) * dc < n:
-                    rr, cc = r + len(run) * dr, c + len(run) * dc
-                    if board[rr, cc] != colour:
-                        break
-                    run.append((rr, cc))
-                if len(run) == length or (len(run) > length and not exact):
-                    marked[tuple(np.transpose(run))] = True
-    return marked
 
 
 class Gomoku(Game):
@@ -138,10 +101,10 @@ class Gomoku(Game):
 
     def __repr__(self) -> str:
         threats = ", threats=True" if self.threats else ""
-        return f"{self.rules[:-1]}{threats})"  # the rules, then what the network sees
+        return f"{self.as_played[:-1]}{threats})"  # the rules, then what the network sees
 
     @property
-    def rules(self) -> str:
+    def as_played(self) -> str:
         """The threat planes are only seen, not played."""
         return f"Gomoku(size={self.size}, win_length={self.win_length}, rule={self.rule!r})"
 
@@ -220,8 +183,10 @@ class Gomoku(Game):
         return jax.jit(self._legal_mask)
 
     def forbidden_mask(self, state: State) -> np.ndarray:
-        """bool[n, n]: the points where Black may not play in this position (renju only),
-        whoever is to move."""
+        """bool[n, n]: the points where Black may not play in this position, whoever is to
+        move (none but in renju)."""
+        if self._forbidden is None:
+            return super().forbidden_mask(state)
         return self.forbidden_points(np.asarray(state.board))
 
     def forbidden_points(self, board: np.ndarray) -> np.ndarray:
@@ -318,6 +283,42 @@ class Gomoku(Game):
         exact = self.rule == "standard" or (self.rule == "renju" and winner == 0)
         lines = winning_lines(np.asarray(state.board), winner + 1, self.win_length, exact)
         return np.flatnonzero(lines).tolist()
+
+    # --- what front ends show ----------------------------------------------------------
+
+    sgf_number = 4
+
+    @property
+    def label(self) -> str:
+        return f"{super().label} {self.rule}"
+
+    def hint_marks(self, state: State) -> dict[int, str]:
+        """Renju: the points forbidden to Black, when Black is to move."""
+        if self._forbidden is None or int(state.current_player) != 0:
+            return {}
+        return {int(i): "#" for i in np.flatnonzero(self.forbidden_mask(state))}
+
+    def plane_meanings(self) -> list[tuple[str, str]]:
+        renju = [_descriptions.RENJU_PLANE] if self.rule == "renju" else []
+        return [*_descriptions.GOMOKU_PLANES, *renju, *_descriptions.THREAT_PLANES * self.threats]
+
+    def terms(self) -> dict[str, str]:
+        threats = _descriptions.THREAT_TERMS if self.threats else {}
+        return threats | (_descriptions.RENJU_TERMS if self.rule == "renju" else {})
+
+    def end_rule(self) -> str:
+        return _descriptions.GOMOKU_END.format(wins=_descriptions.GOMOKU_WINS[self.rule])
+
+    def check_sgf(self) -> None:
+        if self.win_length != 5:
+            raise ValueError(f"SGF's Gomoku is five in a row; this game needs {self.win_length}")
+
+    def sgf_properties(self) -> str:
+        return f"RU[{self.rule}]"
+
+    @classmethod
+    def from_sgf(cls, size: int, rule: str | None, moves: list[str]) -> Gomoku:
+        return cls(size=size, rule=(rule or "freestyle").lower())
 
     def render(self, state: State) -> str:
         board = np.asarray(state.board)

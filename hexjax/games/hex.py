@@ -29,18 +29,27 @@ while the swap is available.
 from __future__ import annotations
 
 import functools
+import re
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from hexjax.games import _square
-from hexjax.games._base import Game, State, Symmetry, checked_int, outcome_rewards
+from hexjax.games import _descriptions, _square
+from hexjax.games._base import (
+    ExtraAction,
+    Game,
+    State,
+    Symmetry,
+    checked_int,
+    outcome_rewards,
+)
+from hexjax.games._hex_cells import NUM_EDGES as _NUM_EDGES
+from hexjax.games._hex_cells import neighbour_table as _neighbour_table
+from hexjax.games._hex_cells import rhombus_symmetries, winning_group
 from hexjax.games.sampling import random_legal_action
 
-TOP, BOTTOM, LEFT, RIGHT = 0, 1, 2, 3
-_NUM_EDGES = 4
 _SYMBOLS = {0: ".", 1: "X", 2: "O"}
 MIN_SIZE, MAX_SIZE = 2, 19
 
@@ -49,60 +58,6 @@ MIN_SIZE, MAX_SIZE = 2, 19
 class HexState(State):
     group: jax.Array  # int8[n * n] (n <= 11) or int16[n * n]: group label of each stone;
     # an empty cell c holds c + 4. The narrow type doubles the SIMD width of the merge.
-
-
-def _neighbour_table(n: int) -> np.ndarray:
-    """int32[n*n, 6]: neighbour cell indices; off-board neighbours -> n*n + edge id.
-
-    Neighbours go round the hexagon, so each pair (0, 1), (2, 3), (4, 5) are neighbours of each
-    other: two of the mover's stones in one pair are in one group.
-    """
-    offsets = ((-1, 0), (-1, 1), (0, 1), (1, 0), (1, -1), (0, -1))
-    table = np.zeros((n * n, 6), np.int32)
-    for r in range(n):
-        for c in range(n):
-            for k, (dr, dc) in enumerate(offsets):
-                rr, cc = r + dr, c + dc
-                if rr < 0:
-                    table[r * n + c, k] = n * n + TOP
-                elif rr >= n:
-                    table[r * n + c, k] = n * n + BOTTOM
-                elif cc < 0:
-                    table[r * n + c, k] = n * n + LEFT
-                elif cc >= n:
-                    table[r * n + c, k] = n * n + RIGHT
-                else:
-                    table[r * n + c, k] = rr * n + cc
-    return table
-
-
-def winning_group(board: np.ndarray, colour: int) -> np.ndarray:
-    """Host helper: bool[n, n], the stones of `colour` (1 Black, 2 White) in groups that touch
-    both of its edges (Black top and bottom, White left and right); all False if none does.
-    The whole group is marked, side branches included: that is what joins the edges."""
-    n = board.shape[0]
-    stones = board.reshape(-1) == colour
-    neighbours = _neighbour_table(n)
-    goal = (TOP, BOTTOM) if colour == 1 else (LEFT, RIGHT)
-    marked = np.zeros(n * n, bool)
-    seen = np.zeros(n * n, bool)
-    for start in np.flatnonzero(stones):
-        if seen[start]:
-            continue
-        group, edges, frontier = [], set(), [start]
-        seen[start] = True
-        while frontier:  # flood fill one group, noting the edges it touches
-            cell = frontier.pop()
-            group.append(cell)
-            for other in neighbours[cell]:
-                if other >= n * n:
-                    edges.add(other - n * n)
-                elif stones[other] and not seen[other]:
-                    seen[other] = True
-                    frontier.append(other)
-        if edges.issuperset(goal):
-            marked[group] = True
-    return marked.reshape(n, n)
 
 
 class Hex(Game):
@@ -297,44 +252,7 @@ class Hex(Game):
         """Identity and 180-degree rotation keep each colour's edges. Reflecting across either
         diagonal exchanges the colours; from the mover's view it is again a symmetry, listed
         only without the swap rule (the swap move is defined for player 0's first stone)."""
-        n = self.size
-        cells = np.arange(n * n)
-        rows, cols = np.divmod(cells, n)
-
-        def action_map(cell_map):
-            extra = [n * n] if self.swap else []
-            return np.concatenate([cell_map, extra]).astype(np.int32)
-
-        def colour_swap(board):
-            return np.where(board == 0, 0, 3 - board).astype(np.int8)
-
-        result = [
-            Symmetry("identity", action_map(cells), lambda obs: obs, lambda b: np.array(b)),
-            Symmetry(
-                "rotate180",
-                action_map((n - 1 - rows) * n + (n - 1 - cols)),
-                lambda obs: jnp.flip(obs, axis=(-3, -2)),
-                lambda b: np.array(b)[::-1, ::-1],
-            ),
-        ]
-        if not self.swap:
-            result += [
-                Symmetry(
-                    "transpose",
-                    action_map(cols * n + rows),
-                    lambda obs: jnp.swapaxes(obs, -3, -2),
-                    lambda b: colour_swap(np.array(b).T),
-                    swaps_colours=True,
-                ),
-                Symmetry(
-                    "antitranspose",
-                    action_map((n - 1 - cols) * n + (n - 1 - rows)),
-                    lambda obs: jnp.flip(jnp.swapaxes(obs, -3, -2), axis=(-3, -2)),
-                    lambda b: colour_swap(np.array(b).T[::-1, ::-1]),
-                    swaps_colours=True,
-                ),
-            ]
-        return tuple(result)
+        return rhombus_symmetries(self.size, self.swap)
 
     # --- host helpers ----------------------------------------------------------------------
 
@@ -363,6 +281,44 @@ class Hex(Game):
         if winner < 0:
             return []
         return np.flatnonzero(winning_group(np.asarray(state.board), winner + 1)).tolist()
+
+    # --- what front ends show ----------------------------------------------------------
+
+    hexagonal = True
+    board_colour = "#d9c7a0"
+    stone_colours = ("red", "blue")  # red joins top and bottom, blue left and right (HexGui)
+    side_names = ("X (red, top-bottom)", "O (blue, left-right)")
+    sgf_number = 11
+
+    @property
+    def extra_actions(self) -> tuple[ExtraAction, ...]:
+        if not self.swap:
+            return ()
+        return (ExtraAction(self.num_cells, "swap", "swap-pieces", "as the second move"),)
+
+    @property
+    def label(self) -> str:
+        return super().label + (" with swap" if self.swap else "")
+
+    def plane_meanings(self) -> list[tuple[str, str]]:
+        return [*_descriptions.HEX_PLANES, *([_descriptions.HEX_SWAP_PLANE] * self.swap)]
+
+    def end_rule(self) -> str:
+        return _descriptions.HEX_END
+
+    def sgf_point(self, action: int) -> str:
+        return self.protocol_move(action)  # HexGui writes cells as a1, the swap swap-pieces
+
+    def sgf_action(self, value: str) -> int:
+        if value in self._move_words:
+            return self.num_cells
+        if re.fullmatch(r"[a-z]{2}", value):  # LittleGolem's column, row letters
+            value = f"{value[0]}{ord(value[1]) - ord('a') + 1}"
+        return self.string_to_action(value)
+
+    @classmethod
+    def from_sgf(cls, size: int, rule: str | None, moves: list[str]) -> Hex:
+        return cls(size=size, swap=any(value in cls._move_words for value in moves))
 
     def render(self, state: HexState) -> str:
         n = self.size

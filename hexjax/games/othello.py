@@ -23,8 +23,15 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from hexjax.games import _square
-from hexjax.games._base import Game, State, Symmetry, checked_int, outcome_rewards
+from hexjax.games import _descriptions, _square
+from hexjax.games._base import (
+    ExtraAction,
+    Game,
+    State,
+    Symmetry,
+    checked_int,
+    outcome_rewards,
+)
 from hexjax.games._bitboard import Bitboards
 
 MIN_SIZE, MAX_SIZE = 4, 16
@@ -178,6 +185,27 @@ class Othello(Game):
         if bool(state.legal_action_mask[self.pass_action]):
             return "no placement is possible; the only move is pass"
         return "that move flips nothing"
+
+    # --- what front ends show ----------------------------------------------------------
+
+    board_colour = "#2e8b57"  # the green baize
+
+    @property
+    def extra_actions(self) -> tuple[ExtraAction, ...]:
+        return (ExtraAction(self.pass_action, "pass", "pass", "when it is the only move"),)
+
+    def hint_marks(self, state: OthelloState) -> dict[int, str]:
+        """The side to move's placements."""
+        return {a: "*" for a in self.legal_actions(state) if a < self.num_cells}
+
+    def tally(self, board: np.ndarray) -> str:
+        return f"discs: X {int((board == 1).sum())}, O {int((board == 2).sum())}"
+
+    def plane_meanings(self) -> list[tuple[str, str]]:
+        return _descriptions.OTHELLO_PLANES
+
+    def end_rule(self) -> str:
+        return _descriptions.OTHELLO_END
 
     def render(self, state: OthelloState) -> str:
         board = np.asarray(state.board)

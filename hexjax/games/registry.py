@@ -25,6 +25,11 @@ def available_games() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def sgf_games() -> dict[int, type[Game]]:
+    """The games SGF records can hold, by their GM[] number."""
+    return {cls.sgf_number: cls for cls in _REGISTRY.values() if cls.sgf_number is not None}
+
+
 def make(name: str, **options) -> Game:
     """A game by name with its options, e.g. `make("hex", size=7, swap=True)`."""
     try:
@@ -69,6 +74,11 @@ class GameConfig:
                 options[option] = getattr(self, option)
         return make(self.name, **options)
 
+    @property
+    def label(self) -> str:
+        """ "hex 7x7", "gomoku 15x15 renju", "hex 9x9 with swap" (`Game.label`)."""
+        return self.make().label
+
     def canonical(self) -> GameConfig:
         """The game as it plays: the options it does not take at their defaults, so that two
         configs of one game compare equal."""
@@ -79,7 +89,7 @@ class GameConfig:
         }
         return dataclasses.replace(self, **unused)
 
-    def rules(self) -> GameConfig:
+    def as_played(self) -> GameConfig:
         """The game as it is played, whatever its network sees (`canonical` with the
         observation options at their defaults): what front ends match models by."""
         defaults = {field.name: field.default for field in dataclasses.fields(self)}

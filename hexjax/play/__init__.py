@@ -9,6 +9,6 @@ match.play(reply.action)
 
 from hexjax.play.agent import Agent, AgentMove, Agents
 from hexjax.play.match import Match, MoveError
-from hexjax.play.models import ModelError, shipped_models
+from hexjax.training.models import ModelError, shipped_models
 
 __all__ = ["Agent", "AgentMove", "Agents", "Match", "ModelError", "MoveError", "shipped_models"]

@@ -34,83 +34,31 @@ def policy_value_model(params, observation_shape, num_actions: int, *, name: str
     float32[batch, A] and "value" float32[batch]; ValueError if `params` is not
     PolicyValueNet's."""
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 
     params = _float32_numpy(params)
     head, blocks = _check_layers(params, observation_shape, num_actions)
-    nodes, weights = [], []
-
-    def op(kind, inputs, **attributes):
-        output = f"{kind.lower()}_{len(nodes)}"
-        nodes.append(helper.make_node(kind, inputs, [output], name=output, **attributes))
-        return output
-
-    def const(label, array):
-        weights.append(numpy_helper.from_array(array, label))
-        return label
-
-    def conv(x, layer, label):
-        kernel = layer["kernel"]  # Flax HWIO [kh, kw, in, out] -> ONNX OIHW [out, in, kh, kw]
-        kh, kw = kernel.shape[:2]
-        # Flax's "SAME" padding at stride 1: (k - 1) // 2 before, the rest after.
-        pads = [(kh - 1) // 2, (kw - 1) // 2, kh - 1 - (kh - 1) // 2, kw - 1 - (kw - 1) // 2]
-        w = const(f"{label}.kernel", np.ascontiguousarray(kernel.transpose(3, 2, 0, 1)))
-        b = const(f"{label}.bias", layer["bias"])
-        return op("Conv", [x, w, b], kernel_shape=[kh, kw], pads=pads, strides=[1, 1])
-
-    def dense(x, layer, label):
-        w, b = const(f"{label}.kernel", layer["kernel"]), const(f"{label}.bias", layer["bias"])
-        return op("Gemm", [x, w, b])  # x @ kernel + bias, as nn.Dense
-
-    def flatten(x):
-        # NCHW -> NHWC -> [batch, n * n * planes]: Flax's reshape of an NHWC array.
-        return op("Reshape", [op("Transpose", [x], perm=[0, 2, 3, 1]), batch_rows])
-
-    batch_rows = const("shape.batch_rows", np.array([0, -1], np.int64))  # keep dim 0
-
-    # TRUNK
-    x = op("Transpose", ["observations"], perm=[0, 3, 1, 2])
-    x = op("Relu", [conv(x, params["Conv_0"], "stem")])
-    for i in range(blocks):
-        block = params[f"_ResidualBlock_{i}"]
-        y = op("Relu", [conv(x, block["Conv_0"], f"block{i}.conv0")])
-        y = conv(y, block["Conv_1"], f"block{i}.conv1")
-        x = op("Relu", [op("Add", [x, y])])
-    if head == "dense":
-        # POLICY HEAD
-        policy = flatten(op("Relu", [conv(x, params["Conv_1"], "policy.conv")]))
-        logits = dense(policy, params["Dense_0"], "policy.dense")
-        # VALUE HEAD
-        value = flatten(op("Relu", [conv(x, params["Conv_2"], "value.conv")]))
-        value = op("Relu", [dense(value, params["Dense_1"], "value.hidden")])
-        value = op("Tanh", [dense(value, params["Dense_2"], "value.out")])
-    else:
-        # POOLED HEADS: mean and max over the board, [batch, 2 * channels]
-        pooled = op("Concat", [op("GlobalAveragePool", [x]), op("GlobalMaxPool", [x])], axis=1)
-        pooled = op("Reshape", [pooled, batch_rows])
-        logits = flatten(conv(x, params["policy_cells"], "policy.cells"))
-        if "policy_extra" in params:
-            extra = dense(pooled, params["policy_extra"], "policy.extra")
-            logits = op("Concat", [logits, extra], axis=1)
-        value = op("Relu", [dense(pooled, params["value_hidden"], "value.hidden")])
-        value = op("Tanh", [dense(value, params["value_out"], "value.out")])
-    value = op("Reshape", [value, const("shape.batch", np.array([-1], np.int64))])
-    nodes.append(helper.make_node("Identity", [logits], ["logits"], name="logits"))
-    nodes.append(helper.make_node("Identity", [value], ["value"], name="value"))
+    graph = _Graph()
+    x = _trunk(graph, params, blocks)
+    heads = _dense_heads if head == "dense" else _pooled_heads
+    logits, value = heads(graph, params, x)
+    value = graph.op("Reshape", [value, graph.const("shape.batch", np.array([-1], np.int64))])
+    graph.nodes.append(helper.make_node("Identity", [logits], ["logits"], name="logits"))
+    graph.nodes.append(helper.make_node("Identity", [value], ["value"], name="value"))
 
     observations = ["batch", *observation_shape]
-    graph = helper.make_graph(
-        nodes,
+    onnx_graph = helper.make_graph(
+        graph.nodes,
         name,
         [helper.make_tensor_value_info("observations", TensorProto.FLOAT, observations)],
         [
             helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", num_actions]),
             helper.make_tensor_value_info("value", TensorProto.FLOAT, ["batch"]),
         ],
-        initializer=weights,
+        initializer=graph.weights,
     )
     model = helper.make_model(
-        graph,
+        onnx_graph,
         opset_imports=[helper.make_opsetid("", OPSET)],
         producer_name="hexjax",
         doc_string="hexjax policy-value network: observations -> (logits, value)",
@@ -118,6 +66,75 @@ def policy_value_model(params, observation_shape, num_actions: int, *, name: str
     model.ir_version = IR_VERSION
     onnx.checker.check_model(model, full_check=True)
     return model
+
+
+class _Graph:
+    """ONNX nodes and initializers, written op by op, with the layers the network is made of."""
+
+    def __init__(self):
+        from onnx import helper, numpy_helper
+
+        self._helper, self._numpy_helper = helper, numpy_helper
+        self.nodes, self.weights = [], []
+        self.batch_rows = self.const("shape.batch_rows", np.array([0, -1], np.int64))  # keep dim 0
+
+    def op(self, kind, inputs, **attributes):
+        output = f"{kind.lower()}_{len(self.nodes)}"
+        self.nodes.append(self._helper.make_node(kind, inputs, [output], name=output, **attributes))
+        return output
+
+    def const(self, label, array):
+        self.weights.append(self._numpy_helper.from_array(array, label))
+        return label
+
+    def conv(self, x, layer, label):
+        kernel = layer["kernel"]  # Flax HWIO [kh, kw, in, out] -> ONNX OIHW [out, in, kh, kw]
+        kh, kw = kernel.shape[:2]
+        # Flax's "SAME" padding at stride 1: (k - 1) // 2 before, the rest after.
+        pads = [(kh - 1) // 2, (kw - 1) // 2, kh - 1 - (kh - 1) // 2, kw - 1 - (kw - 1) // 2]
+        w = self.const(f"{label}.kernel", np.ascontiguousarray(kernel.transpose(3, 2, 0, 1)))
+        b = self.const(f"{label}.bias", layer["bias"])
+        return self.op("Conv", [x, w, b], kernel_shape=[kh, kw], pads=pads, strides=[1, 1])
+
+    def dense(self, x, layer, label):
+        w = self.const(f"{label}.kernel", layer["kernel"])
+        b = self.const(f"{label}.bias", layer["bias"])
+        return self.op("Gemm", [x, w, b])  # x @ kernel + bias, as nn.Dense
+
+    def flatten(self, x):
+        # NCHW -> NHWC -> [batch, n * n * planes]: Flax's reshape of an NHWC array.
+        return self.op("Reshape", [self.op("Transpose", [x], perm=[0, 2, 3, 1]), self.batch_rows])
+
+
+def _trunk(g: _Graph, params, blocks: int):
+    x = g.op("Transpose", ["observations"], perm=[0, 3, 1, 2])
+    x = g.op("Relu", [g.conv(x, params["Conv_0"], "stem")])
+    for i in range(blocks):
+        block = params[f"_ResidualBlock_{i}"]
+        y = g.op("Relu", [g.conv(x, block["Conv_0"], f"block{i}.conv0")])
+        y = g.conv(y, block["Conv_1"], f"block{i}.conv1")
+        x = g.op("Relu", [g.op("Add", [x, y])])
+    return x
+
+
+def _dense_heads(g: _Graph, params, x):
+    policy = g.flatten(g.op("Relu", [g.conv(x, params["Conv_1"], "policy.conv")]))
+    logits = g.dense(policy, params["Dense_0"], "policy.dense")
+    value = g.flatten(g.op("Relu", [g.conv(x, params["Conv_2"], "value.conv")]))
+    value = g.op("Relu", [g.dense(value, params["Dense_1"], "value.hidden")])
+    return logits, g.op("Tanh", [g.dense(value, params["Dense_2"], "value.out")])
+
+
+def _pooled_heads(g: _Graph, params, x):
+    # Mean and max over the board, [batch, 2 * channels].
+    pooled = g.op("Concat", [g.op("GlobalAveragePool", [x]), g.op("GlobalMaxPool", [x])], axis=1)
+    pooled = g.op("Reshape", [pooled, g.batch_rows])
+    logits = g.flatten(g.conv(x, params["policy_cells"], "policy.cells"))
+    if "policy_extra" in params:
+        extra = g.dense(pooled, params["policy_extra"], "policy.extra")
+        logits = g.op("Concat", [logits, extra], axis=1)
+    value = g.op("Relu", [g.dense(pooled, params["value_hidden"], "value.hidden")])
+    return logits, g.op("Tanh", [g.dense(value, params["value_out"], "value.out")])
 
 
 def _float32_numpy(params):

@@ -28,12 +28,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from hexjax.alphazero import network as network_lib
 from hexjax.alphazero import search as search_lib
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import Game, State
-from hexjax.play import models
-from hexjax.training import restore
+from hexjax.training import models, restore
+from hexjax.training.algorithms import ALPHAZERO
 
 MAX_SIMULATIONS = 4096
 PROGRESS_INTERVAL_S = 0.1  # how often a waiting caller reports progress and sees Ctrl-C
@@ -101,20 +100,18 @@ class _Running:
 
 
 class Agent:
-    """A network and its search for one game. Build it with `shipped`, `from_model` or
+    """A trained network (`restore.Trained`: config, parameters, search choices) searching one
+    position at a time for a front end. Build it with `load`, `shipped`, `from_model` or
     `from_checkpoint`; `move` is safe to call from several threads."""
 
-    def __init__(self, config, params, source: str, default_simulations: int = PLAY_SIMULATIONS,
-                 *, considered_actions: int | None = None,
-                 search_policy: str | None = None):  # fmt: skip
-        self.config = config
-        # Passed to SearchConfig.deterministic with each count; None keeps its default.
-        self._search_choices = {"considered_actions": considered_actions, "policy": search_policy}
-        self.game: Game = config.game.make()
-        self.params = jax.device_put(params)
-        self.source = source  # what was loaded, for messages ("shipped model hex7", a path)
+    def __init__(self, trained: restore.Trained, default_simulations: int = PLAY_SIMULATIONS):
+        self.trained = trained
+        self.config = trained.config
+        self.game: Game = trained.game
+        self.params = jax.device_put(trained.params)
+        self.source = trained.source  # what was loaded, for messages ("shipped model hex7")
         self.default_simulations = default_simulations
-        self._net = network_lib.make_network(config.network, self.game.num_actions)
+        self._net = trained.net
         self._key = jax.random.key(0)  # the search is deterministic; the key only feeds mctx
         self._compiled: dict[int, object] = {}  # simulation count -> compiled search
         self._compile_lock = threading.Lock()
@@ -124,12 +121,19 @@ class Agent:
         self._tickets = itertools.count()
 
     @classmethod
+    def of_network(cls, config, params, source: str, **search) -> Agent:
+        """An AlphaZero network with its parameters, trained or not (tests, notebooks)."""
+        meta = {"iteration": 0}
+        return cls(restore.Trained(ALPHAZERO, config, params, meta, source, **search))
+
+    @classmethod
     def load(cls, game: str = "hex", size: int = 7, rule: str = "freestyle", swap: bool = False,
              checkpoint=None, model: str | None = None, model_dir=models.MODELS_DIR,
              **search):  # fmt: skip
         """What the front ends' flags select: a run's `checkpoint`, else the model named `model`
-        (each plays its own game), else the shipped model for the game; `search` as `Agent`
-        takes it. Raises ModelError or CheckpointError with a message."""
+        (each plays its own game), else the shipped model for the game; `search`
+        (`considered_actions`, `search_policy`) as `restore.Trained` takes it. Raises
+        ModelError or CheckpointError with a message."""
         if checkpoint is not None:
             return cls.from_checkpoint(checkpoint, **search)
         if model is None:
@@ -143,16 +147,14 @@ class Agent:
 
     @classmethod
     def from_model(cls, name: str, directory=models.MODELS_DIR, **search):
-        info, params = models.load(name, directory)
+        trained = restore.from_model(name, None, directory, **search)
         shipped = pathlib.Path(directory).resolve() == models.MODELS_DIR.resolve()
-        source = f"shipped model {name}" if shipped else f"model {name}"
-        return cls(info.config, params, source, **search)
+        return cls(dataclasses.replace(trained, source=f"{'shipped ' * shipped}model {name}"))
 
     @classmethod
     def from_checkpoint(cls, workdir, step: int | None = None, **search):
         """The network of a training run's checkpoint (default: the latest)."""
-        trained = restore.load_agent(workdir, step, algorithm="alphazero")
-        return cls(trained.config, trained.params, trained.source, **search)
+        return cls(restore.load_trained(workdir, step, algorithm="alphazero", **search))
 
     def at_size(self, size: int) -> Agent:
         """The same network on another board size of its game: a size-free (pooled head)
@@ -168,10 +170,8 @@ class Agent:
         game.make()  # the game's own message for a size it does not take
         config = dataclasses.replace(self.config, game=game)
         source = f"{self.source} at {size}x{size}"
-        choices = self._search_choices
-        return Agent(config, self.params, source, self.default_simulations,
-                     considered_actions=choices["considered_actions"],
-                     search_policy=choices["policy"])  # fmt: skip
+        return Agent(dataclasses.replace(self.trained, config=config, source=source),
+                     self.default_simulations)  # fmt: skip
 
     def move(self, state: State, simulations: int | None = None,
              progress: Callable[[int, int], None] | None = None) -> AgentMove:  # fmt: skip
@@ -270,9 +270,7 @@ class Agent:
 
     def search_config(self, simulations: int) -> search_lib.SearchConfig:
         """The search a move of `simulations` (rounded down to a power of two) runs."""
-        return self.config.search.deterministic(
-            simulation_count(simulations), **self._search_choices
-        )
+        return self.trained.search_at(simulation_count(simulations))
 
     def _tick(self, ticket) -> None:
         running = self._running.get(int(ticket))
@@ -303,22 +301,21 @@ class Agents:
         self._agents: dict[tuple, Agent] = {}
         self._lock = threading.Lock()
 
-    def rules(self, game: str, size: int) -> list[str]:
+    def available_rules(self, game: str, size: int) -> list[str]:
         """The rules this source has a model for on a board of the game and size."""
         games = [self.only.config.game] if self.only is not None else [
             m.config.game for m in models.shipped_models(self.model_dir)
         ]  # fmt: skip
-        return sorted({g.rules().rule for g in games if g.name == game and g.size == size})
+        return sorted({g.as_played().rule for g in games if g.name == game and g.size == size})
 
     def get(self, game: str, size: int, rule: str = "freestyle", swap: bool = False) -> Agent:
         """The agent for a game; ModelError naming what is available if there is none."""
-        wanted = models.GameConfig(game, size, rule, swap).rules()
+        wanted = models.GameConfig(game, size, rule, swap).as_played()
         if self.only is not None:
             have = self.only.config.game
-            if have.rules() != wanted:
+            if have.as_played() != wanted:
                 raise models.ModelError(
-                    f"no model for {models.describe(wanted)}: "
-                    f"this {self.only.source} plays {models.describe(have)} only"
+                    f"no model for {wanted.label}: this {self.only.source} plays {have.label} only"
                 )
             return self.only
         key = (wanted.name, wanted.size, wanted.rule, wanted.swap)  # Agent.load's first four

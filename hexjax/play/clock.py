@@ -191,6 +191,16 @@ class SearchClock:
                 self._timed(agent, start, count)
 
 
+def add_clock_flags(parser, no_solver_help: str) -> None:
+    """The engines' flags for play under a time limit: --timed-search, and --no-solver (its
+    help says what the game's solver tries first)."""
+    parser.add_argument("--timed-search", choices=TIMED_SEARCHES, default="kept",
+                        help="under a time limit: one tree grown until the time is spent and "
+                        "kept from move to move (default), a new tree each move (fresh), or the "
+                        "largest compiled count that fits (counts)")  # fmt: skip
+    parser.add_argument("--no-solver", action="store_true", help=no_solver_help)
+
+
 def split_main_time(seconds_left: float) -> float:
     """A move's share of a main time that must last the game."""
     return max(seconds_left, 0.0) / MOVES_AHEAD

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.iteration import TrainConfig
-from hexjax.games import GameConfig
+from hexjax.games import Game, GameConfig
 
 FORMATS = ("stablehlo", "onnx")
 SUFFIX = {"stablehlo": ".stablehlo", "onnx": ".onnx"}
@@ -98,7 +98,7 @@ def describe(config: TrainConfig, name: str) -> dict:
     game_config: GameConfig = config.game.canonical()
     game = game_config.make()
     n = game.size
-    planes = _planes(game_config)
+    planes = game.plane_meanings()
     assert len(planes) == game.observation_shape[-1]
     return {
         "name": name,
@@ -108,7 +108,7 @@ def describe(config: TrainConfig, name: str) -> dict:
             "rule": game_config.rule,
             "swap": game_config.swap,
             "threats": game_config.threats,
-            "end": _end(game_config),
+            "end": game.end_rule(),
         },
         "input": {
             "name": "observations",
@@ -117,7 +117,7 @@ def describe(config: TrainConfig, name: str) -> dict:
             "layout": "batch, row (0 = top), column (0 = left), plane; 1.0 or 0.0 each",
             "planes": [text for _, text in planes],
             "plane_keys": [key for key, _ in planes],
-            "terms": _terms(game_config),
+            "terms": game.terms(),
             "players": "player 0 moves first (x, Black); 'mover' is the side to move",
         },
         "outputs": {
@@ -132,149 +132,19 @@ def describe(config: TrainConfig, name: str) -> dict:
                 "meaning": "expected outcome for the side to move, in [-1, 1] (1: it wins)",
             },
         },
-        "actions": _actions(game_config, game.num_actions),
+        "actions": _actions(game),
         "network": dict(zip(("channels", "blocks"), config.network.shape, strict=True)),
     }
 
 
-def _planes(game: GameConfig) -> list[tuple[str, str]]:
-    """(key, meaning) of each observation plane, in order; the keys name them for code."""
-    stones = [
-        ("mover_stones", "1 on the side to move's stones"),
-        ("opponent_stones", "1 on the other side's stones"),
-    ]
-    if game.name == "hex":
-        planes = [
-            *stones,
-            (
-                "mover_goal_edges",
-                "1 on the two edges the mover must join, stones or not: rows 0 and n-1 when "
-                "player 0 (x) moves, columns 0 and n-1 when player 1 (o) moves",
-            ),
-            ("opponent_goal_edges", "1 on the other two edges (the opponent's goal edges)"),
-        ]
-        if game.swap:
-            planes.append(
-                (
-                    "swap_legal",
-                    "all ones while the swap move is legal (player 1 to move, one x stone and "
-                    "no o stone on the board), else all zeros",
-                )
-            )
-        return planes
-    if game.name == "gomoku":
-        planes = [
-            *stones,
-            ("black_to_move", "all ones when the mover is Black (player 0, x), else all zeros"),
-        ]
-        if game.rule == "renju":
-            planes.append(
-                (
-                    "forbidden",
-                    "when Black is to move: 1 on Black's forbidden points (terms: forbidden "
-                    "point), the empty cells Black may not play; all zeros when White is to "
-                    "move or the game is over",
-                )
-            )
-        if game.threats:
-            # terms: window, win point, four point.
-            planes += [
-                (
-                    f"{side}_{kind}_points",
-                    f"1 on the {side}'s {kind} points: empty cells in a window holding {count} "
-                    f"of the {side}'s stones and none of the other side's; all zeros once the "
-                    "game is over",
-                )
-                for side in ("mover", "opponent")
-                for kind, count in (("win", 4), ("four", 3))
-            ]
-        return planes
-    if game.name == "othello":
-        return [
-            *stones,
-            ("mover_placements", "1 on the mover's legal placements (empty cells that flip)"),
-        ]
-    raise ValueError(f"no observation description for {game.name!r}")
-
-
-def _terms(game: GameConfig) -> dict:
-    """The words the plane meanings use, defined closely enough to compute the planes."""
-    terms = {}
-    if game.name == "gomoku" and game.threats:
-        terms |= {
-            "window": "5 cells in a row along a row, a column or either diagonal, all on the "
-            "board (no window runs off an edge), none of them holding a stone of the other side "
-            "(for the side's threats: only its stones and empty cells). Windows count stones, "
-            "not runs: a stone that would make six still completes a window (the planes are a "
-            "hint where an overline does not win: standard, renju's Black)",
-            "win point": "an empty cell in some window holding 4 of the side's stones (the "
-            "cell is the window's only empty one): a stone there makes five",
-            "four point": "an empty cell in some window holding 3 of the side's stones (the "
-            "cell and one other cell of the window empty): a stone there makes a four",
-        }
-    if game.name == "gomoku" and game.rule == "renju":
-        terms |= {
-            "line": "the row, the column or either diagonal through a point; 'in a row' means "
-            "consecutive on one line, with Black's stone on the point p counted",
-            "forbidden point": "an empty point p where a black stone makes no five (exactly "
-            "five black stones in a row on some line through p: that wins and is never "
-            "forbidden, whatever else it makes) and makes an overline, or two or more fours "
-            "over the four lines, or threes on two or more lines",
-            "overline": "six or more black stones in a row through p",
-            "four": "on one line through p, with Black on p: a five point is an empty point q "
-            "of the line where one more black stone makes exactly five in a row containing p. "
-            "One five point is one four; two five points are one four when they are the two "
-            "ends of one straight four (.XXXX.), else two fours (X.XXX.X with p in the middle)",
-            "straight four": "exactly four black stones in a row whose two neighbouring points "
-            "on the line are both empty five points",
-            "three": "a line through p (Black on p) is a three when some empty point x of it "
-            "is an extension point: one more black stone on x makes a straight four holding p "
-            "and x, x makes no five or more on any line, and x is not itself a forbidden point "
-            "on the board with p played (these same rules, recursively). A line counts as one "
-            "three at most",
-        }
-    return terms
-
-
-def _end(game: GameConfig) -> str:
-    """When the game is over and who won, for a consumer that must tell a finished board."""
-    if game.name == "hex":
-        return (
-            "player 0 (x) wins by joining rows 0 and n-1, player 1 (o) by joining columns 0 and "
-            "n-1, with a chain of its stones; (r, c) touches (r-1, c), (r-1, c+1), (r, c-1), "
-            "(r, c+1), (r+1, c-1) and (r+1, c). No draws"
-        )
-    if game.name == "gomoku":
-        wins = {
-            "freestyle": "five or more in a row wins",
-            "standard": "exactly five in a row wins (an overline does not)",
-            "renju": "Black wins with exactly five in a row, White with five or more; Black "
-            "may not play a forbidden point, and Black to move with only forbidden points "
-            "left is a draw",
-        }[game.rule]
-        return (
-            f"{wins}; a full board is a draw. In a row: on consecutive cells of a row, a "
-            "column or either diagonal"
-        )
-    if game.name == "othello":
-        return (
-            "over when neither side can place (a full board included): more discs wins, equal "
-            "counts draw; a side with no placement passes while the other can place"
-        )
-    raise ValueError(f"no end description for {game.name!r}")
-
-
-def _actions(game: GameConfig, num_actions: int) -> dict:
+def _actions(game: Game) -> dict:
     n = game.size
-    extra = {}
-    if game.name == "hex" and game.swap:
-        extra = {str(n * n): "swap (player 1's first move only)"}
-    if game.name == "othello":
-        extra = {str(n * n): "pass (legal only when no placement is)"}
     return {
-        "count": num_actions,
+        "count": game.num_actions,
         "cells": f"action r * {n} + c is row r (0 = top), column c (0 = left)",
-        "extra": extra,
+        "extra": {
+            str(extra.action): f"{extra.word} ({extra.when})" for extra in game.extra_actions
+        },
     }
 
 

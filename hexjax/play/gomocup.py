@@ -32,9 +32,11 @@ import numpy as np
 
 import hexjax
 from hexjax.alphazero.search import PLAY_SIMULATIONS
-from hexjax.play import clock, compile_cache, interrupts, models
+from hexjax.games import Gomoku
+from hexjax.play import clock, compile_cache, interrupts
 from hexjax.play.agent import Agent, Agents, add_agent_flags, search_choices
 from hexjax.play.match import Match, MoveError
+from hexjax.training import models
 from hexjax.training.checkpoint import CheckpointError
 
 UNLIMITED_MS = 2147483647  # time_left when the match has no time limit
@@ -202,7 +204,7 @@ class GomocupEngine:
 
     def _other_rules(self) -> list[str]:
         """The rules besides the current one that a model plays on this board."""
-        return [r for r in self.agents.rules("gomoku", self.size) if r != self.rule]
+        return [r for r in self.agents.available_rules("gomoku", self.size) if r != self.rule]
 
     def _current(self) -> Match:
         """The game in progress; a new one after START, RESTART or a change of rule."""
@@ -296,22 +298,17 @@ def _action(x: int, y: int, size: int) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_agent_flags(parser, PLAY_SIMULATIONS)  # the most a move; time limits may cut it
-    parser.add_argument("--timed-search", choices=clock.TIMED_SEARCHES, default="kept",
-                        help="under a time limit: one tree grown until the time is spent and "
-                        "kept from move to move (default), a new tree each move (fresh), or the "
-                        "largest compiled count that fits (counts)")  # fmt: skip
-    parser.add_argument("--no-solver", action="store_true",
-                        help="under a time limit, no search for a win by continuous fours "
-                        "first (it may take a quarter of the move)")  # fmt: skip
+    clock.add_clock_flags(parser, "under a time limit, no search for a win by continuous fours "
+                          "first (it may take a quarter of the move)")  # fmt: skip
     args = parser.parse_args(argv)
     compile_cache.enable()
     interrupts.install()
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir, **search_choices(args))
-        if agents.only is not None and agents.only.config.game.name != "gomoku":
+        if agents.only is not None and not isinstance(agents.only.game, Gomoku):
             raise ValueError(
                 f"the engine plays gomoku; this {agents.only.source} plays "
-                f"{models.describe(agents.only.config.game)}"
+                f"{agents.only.config.game.label}"
             )
     except (models.ModelError, CheckpointError, ValueError) as error:
         print(f"hexjax-gomocup: {error}", file=sys.stderr)

@@ -27,9 +27,11 @@ from typing import TextIO
 
 import hexjax
 from hexjax.alphazero.search import PLAY_SIMULATIONS
-from hexjax.play import clock, compile_cache, interrupts, models
+from hexjax.games import GameConfig
+from hexjax.play import clock, compile_cache, interrupts
 from hexjax.play.agent import Agents, add_agent_flags, search_choices
 from hexjax.play.match import Match, MoveError
+from hexjax.training import models
 from hexjax.training.checkpoint import CheckpointError
 
 _COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
@@ -155,9 +157,7 @@ class GtpEngine:
         state = self.match.state_for(player)
         reply = self.clock.move(self.agent, state, self.time.budget(player), self.time.most(player))
         self.match.play_as(player, reply.action)
-        if reply.action == self.agent.game.num_cells:  # the swap action
-            return "swap-pieces"
-        return self.agent.game.action_to_string(reply.action)
+        return self.agent.game.protocol_move(reply.action)
 
     def time_settings(self, args: list[str]) -> str:
         _arguments(args, 3, "time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")
@@ -271,8 +271,13 @@ def default_size(agents: Agents, swap: bool) -> int:
     if agents.only is not None:
         return agents.only.config.game.size
     sizes = [m.config.game.size for m in agents.available()
-             if m.config.game.name == "hex" and m.config.game.swap == swap]  # fmt: skip
+             if m.config.game.as_played() == _hex(m.config.game.size, swap)]  # fmt: skip
     return min(sizes, default=11)
+
+
+def _hex(size: int, swap: bool) -> GameConfig:
+    """The game this engine plays, as models are matched by (`GameConfig.as_played`)."""
+    return GameConfig("hex", size, swap=swap).as_played()
 
 
 def main(argv=None) -> int:
@@ -280,13 +285,8 @@ def main(argv=None) -> int:
     add_agent_flags(parser)
     parser.add_argument("--size", type=int, help="first board size (HexGui sets its own)")
     parser.add_argument("--swap", action="store_true", help="play with the swap rule")
-    parser.add_argument("--timed-search", choices=clock.TIMED_SEARCHES, default="kept",
-                        help="under a time limit: one tree grown until the time is spent and "
-                        "kept from move to move (default), a new tree each move (fresh), or the "
-                        "largest compiled count that fits (counts)")  # fmt: skip
-    parser.add_argument("--no-solver", action="store_true",
-                        help="under a time limit, no exact solver first (Hex up to 7x7 tries to "
-                        "prove a win in a quarter of the move's time)")  # fmt: skip
+    clock.add_clock_flags(parser, "under a time limit, no exact solver first (Hex up to 7x7 "
+                          "tries to prove a win in a quarter of the move's time)")  # fmt: skip
     args = parser.parse_args(argv)
     compile_cache.enable()
     interrupts.install()

@@ -55,8 +55,8 @@ class LastingSearch:
                  solve: bool = True):  # fmt: skip
         self.agent = agent
         # A root solver for the game, tried first in a timed move.
-        self.solves = solve and root_solvers.root_solver(agent.game) is not None
-        self.screens = solve and root_solvers.move_screen(agent.game) is not None
+        self.solves = solve and root_solvers.has_root_solver(agent.game)
+        self.screens = solve and root_solvers.has_move_screen(agent.game)
         self.most = most
         self.keep = keep
         self.now = now
@@ -67,6 +67,12 @@ class LastingSearch:
         self._empty = None  # a tree of no node, the re-root's start
         self._compile_lock = threading.Lock()
         self._local = threading.local()
+        # Made now for this thread (other threads make their own on their first move), so that
+        # what they compile (renju's reading) is compiled before any move is timed.
+        if self.solves:
+            self._local.solver = root_solvers.root_solver(agent.game)
+        if self.screens:
+            self._local.screen = root_solvers.move_screen(agent.game)
         self._chunks: collections.deque = collections.deque(maxlen=RECENT_CHUNKS)  # (sims, s)
         self._chunk_index = 0  # each chunk's key: the search is deterministic, keys feed mctx
 

@@ -136,8 +136,6 @@ class Match:
 
     def forbidden(self) -> np.ndarray:
         """bool[n, n]: points where Black may not play (renju; all False otherwise)."""
-        if getattr(self.game, "rule", None) != "renju":
-            return np.zeros(self.board().shape, bool)
         return self.game.forbidden_mask(self.state)
 
     def result(self) -> str:

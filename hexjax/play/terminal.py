@@ -28,36 +28,22 @@ HELP = (
 PROGRESS_AFTER_S = 1.0  # searches shorter than this show no progress
 
 _RESET = "\033[0m"
-_STONE_COLOURS = {
-    "hex": ("\033[1;31m", "\033[1;34m"),  # red connects top-bottom, blue left-right (HexGui)
-    "gomoku": ("\033[1;33m", "\033[1;37m"),
-    "othello": ("\033[1;33m", "\033[1;37m"),
-}
-_SIDE_NAMES = {
-    "hex": ("X (red, top-bottom)", "O (blue, left-right)"),
-    "gomoku": ("X (Black)", "O (White)"),
-    "othello": ("X (Black)", "O (White)"),
-}
+_ANSI = {"red": "\033[1;31m", "blue": "\033[1;34m", "black": "\033[1;33m", "white": "\033[1;37m"}
 
 
 def draw(match: Match, colour: bool, hints: bool = True) -> str:
     """The board as text: Hex as an indented rhombus, the others as a grid; the last move in
     brackets; Othello's legal moves `*` and renju's points forbidden for Black `#` when the
     side to move may not (or may) play there."""
-    game, name = match.game, match.game.name
+    game = match.game
     board = match.board()
     n = board.shape[0]
     last = match.actions[-1] if match.actions else None
-    marks = {}
-    if hints and not match.over:
-        if name == "othello":
-            marks = {a: "*" for a in match.legal_actions() if a < n * n}
-        if name == "gomoku" and match.to_play == 0:
-            marks = {int(i): "#" for i in match.forbidden().reshape(-1).nonzero()[0]}
+    marks = game.hint_marks(match.state) if hints and not match.over else {}
     letters = "abcdefghijklmnopqrstuvwxyz"[:n]
     width = max(len(game.action_to_string(r * n)[1:]) for r in range(n))
     lines = []
-    indent = name == "hex"
+    indent = game.hexagonal
     header = " " * (width + 2) + " ".join(letters)
     lines.append(header)
     for r in range(n):
@@ -68,14 +54,14 @@ def draw(match: Match, colour: bool, hints: bool = True) -> str:
             stone = int(board[r, c])
             text = ".XO"[stone] if stone else marks.get(action, ".")
             if colour and stone:
-                text = _STONE_COLOURS[name][stone - 1] + text + _RESET
+                text = _ANSI[game.stone_colours[stone - 1]] + text + _RESET
             row[2 * c + 1] = text
             if action == last:
                 row[2 * c], row[2 * c + 2] = "[", "]"
         lines.append((" " * r if indent else "") + label + " " + "".join(row) + " " + label)
     lines.append((" " * (n - 1) if indent else "") + header)
-    if name == "othello":
-        lines.append(f"discs: X {int((board == 1).sum())}, O {int((board == 2).sum())}")
+    if game.tally(board):
+        lines.append(game.tally(board))
     return "\n".join(lines)
 
 
@@ -98,7 +84,7 @@ class TerminalGame:
     def run(self) -> None:
         game = self.agent.game
         self.say(f"{game} against {self.agent.source}, {self.simulations} simulations a move")
-        self.say(f"you play {_SIDE_NAMES[game.name][self.human]}. {self._help()}")
+        self.say(f"you play {game.side_names[self.human]}. {self._help()}")
         shown = None  # the moves on the board last drawn: redraw only when they change
         while True:
             if not self.match.over and self.match.to_play != self.human and not self.paused:
@@ -240,7 +226,7 @@ class TerminalGame:
 
     def _side(self, player: int | None = None) -> str:
         player = self.match.to_play if player is None else player
-        return _SIDE_NAMES[self.agent.game.name][player]
+        return self.agent.game.side_names[player]
 
     def _result(self) -> str:
         if self.match.winner < 0:
@@ -250,9 +236,5 @@ class TerminalGame:
 
     def _help(self) -> str:
         game = self.agent.game
-        extra = ""
-        if game.name == "hex" and game.swap:
-            extra = ", swap (as the second move)"
-        if game.name == "othello":
-            extra = ", pass (when it is the only move)"
+        extra = "".join(f", {extra.word} ({extra.when})" for extra in game.extra_actions)
         return HELP.format(example=game.action_to_string(game.num_cells // 2), extra=extra)

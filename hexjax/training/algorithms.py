@@ -33,6 +33,7 @@ class Trainer:
     batch_sizes: Callable  # config -> the sizes a device count must divide
     progress: tuple[tuple[str, str], ...]  # (metric, label) pairs on the progress line
     searches: bool  # the agent plays with search (its strength depends on --simulations)
+    q_values: bool = False  # the network's action outputs are Q-values, not policy logits
     game_defaults: dict = dataclasses.field(default_factory=dict)  # (preset, game) -> overrides
 
     def config(self, preset: str, overrides: dict):
@@ -58,7 +59,7 @@ def _policy_player(config, game, search: SearchConfig | None):
 
 
 def _sizes(config) -> tuple[int, ...]:
-    return (config.selfplay_games, config.optimizer.batch_size, config.replay_capacity)
+    return tuple(sharding.sizes(config, iteration.SPLIT_SIZES).values())
 
 
 ALPHAZERO = Trainer(
@@ -66,7 +67,7 @@ ALPHAZERO = Trainer(
     config_type=iteration.TrainConfig,
     presets=iteration.PRESETS,
     make_iteration=iteration.make_iteration,
-    shardings=sharding.state_shardings,
+    shardings=iteration.state_shardings,
     make_player=_alphazero_player,
     batch_sizes=_sizes,
     progress=(("policy_loss", "loss p"), ("value_loss", "v"), ("game_length", "len")),
@@ -84,6 +85,7 @@ DQN = Trainer(
     batch_sizes=common.batch_sizes,
     progress=(("td_loss", "td loss"), ("q_mean", "q"), ("epsilon", "eps"), ("game_length", "len")),
     searches=False,
+    q_values=True,
 )
 
 PPO = Trainer(

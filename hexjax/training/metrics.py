@@ -8,6 +8,8 @@ import json
 import os
 import pathlib
 
+from hexjax.training.run_dir import RunDir
+
 
 def read_records(path) -> list[dict]:
     """The records of a metrics.jsonl file, in the order written (none if it does not exist)."""
@@ -76,3 +78,33 @@ def windows(records: list[dict], minutes: float) -> list[tuple[float, dict[str, 
             rows.append((start, means, len(inside)))
         start += minutes
     return rows
+
+
+class MetricsLog:
+    """metrics.jsonl and TensorBoard. A run resumed at iteration k first moves the records of
+    iterations after k (played after that checkpoint, then lost) to metrics.superseded.jsonl,
+    and TensorBoard drops its events after k, so the record matches the checkpoint."""
+
+    def __init__(self, run_dir: RunDir, resumed_at: int | None = None):
+        from tensorboardX import SummaryWriter
+
+        self.path = run_dir.metrics
+        self.superseded = 0
+        purge = None
+        if resumed_at is not None:
+            aside = run_dir.superseded_metrics
+            self.superseded = set_aside_after(self.path, resumed_at, aside)
+            purge = resumed_at + 1
+        self._writer = SummaryWriter(str(run_dir.tensorboard), purge_step=purge)
+
+    def write(self, record: dict) -> None:
+        with self.path.open("a") as out:
+            out.write(json.dumps(record) + "\n")
+        step = record["iteration"]
+        for name, value in record.items():
+            if isinstance(value, int | float) and name != "iteration":
+                self._writer.add_scalar(name, value, step)
+        self._writer.flush()
+
+    def close(self) -> None:
+        self._writer.close()

@@ -1,8 +1,8 @@
 """A run on disk, back as something that plays: restore a checkpoint, load an agent, name an
 opponent.
 
-`load_agent(workdir, step, simulations)` is the one way from a run's checkpoint to a
-`TrainedAgent`: its algorithm, config, game, parameters and training time, and its
+`load_trained(workdir, step, simulations)` is the one way from a run's checkpoint to a
+`Trained`: its algorithm, config, game, parameters and training time, and its
 `PlayerFactory` as it plays (AlphaZero with its deterministic search at `simulations`, the DQN
 and PPO baselines by their best legal action). Evaluation, comparison, export and the play
 front ends all go through it; nothing here imports the training loop.
@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import pathlib
 import sys
 from collections.abc import Callable
 
@@ -29,16 +28,16 @@ from hexjax.alphazero.search import SearchConfig
 from hexjax.base import Entrant, PlayerFactory
 from hexjax.evaluation import players
 from hexjax.games import Game
-from hexjax.training import algorithms, config_io
+from hexjax.training import algorithms, config_io, models
 from hexjax.training.checkpoint import Checkpointer, CheckpointError
+from hexjax.training.run_dir import RunDir
 
 OPPONENTS = "random, greedy, mcts:N, checkpoint:PATH[@STEP][:N] or model:NAME[:N]"
 
 
 def checkpoint_steps(workdir) -> list[int]:
     """The steps of a run's kept checkpoints, oldest first."""
-    path = pathlib.Path(workdir) / "checkpoints"
-    checkpoints = Checkpointer(path, create=False)
+    checkpoints = Checkpointer(RunDir(workdir).checkpoints, create=False)
     try:
         return checkpoints.steps()
     finally:
@@ -62,7 +61,7 @@ def restore_trained(workdir, step: int | None = None):
     a one-line warning on stderr naming any newer one that could not be read), on one device,
     whichever algorithm trained it; meta holds the counters saved with it (`elapsed_seconds`:
     training time so far)."""
-    path = pathlib.Path(workdir) / "checkpoints"
+    path = RunDir(workdir).checkpoints
     checkpoints = Checkpointer(path, create=False)
     try:
         meta = checkpoints.restore_meta(step)
@@ -79,22 +78,16 @@ def restore_trained(workdir, step: int | None = None):
     return trainer, config, restored.state, restored.meta
 
 
-ORIGIN_FILE = "origin.json"  # beside a run's checkpoints: the runs its network started from
-
-
-def starting_params(origin, params, load_model: Callable[[str], TrainedAgent] | None = None):
-    """The newest network of the AlphaZero run in `origin` (or, given `load_model(name)`, of the
-    shipped model `model:NAME`), to start another run whose fresh parameters are `params` (same
-    structure and shapes required: a run on another board size needs the size-free pooled head
-    in both); ValueError naming the first mismatch.
+def starting_params(origin, params, load_model: Callable[[str], Trained] | None = None):
+    """The newest network of the AlphaZero run in `origin` (or of the stored model
+    `model:NAME`, read by `load_model(name)`, by default `from_model`), to start another run
+    whose fresh parameters are `params` (same structure and shapes required: a run on another
+    board size needs the size-free pooled head in both); ValueError naming the first mismatch.
     -> (parameters, the origin's chain: this run's starting point first, then where it started,
-    each {run, game, size, iterations, minutes}, for `ORIGIN_FILE`)."""
+    each {run, game, size, iterations, minutes}, for the run's `origin.json`)."""
     origin = str(origin)
     if origin.startswith("model:"):
-        if load_model is None:  # not a run directory either: say what is missing
-            raise ValueError(f"--init-from {origin}: a shipped model, and no model loader was "
-                             "given (the train command passes one)")  # fmt: skip
-        agent = load_model(origin.removeprefix("model:"))
+        agent = (load_model or from_model)(origin.removeprefix("model:"))
         trainer, config, trained, meta = agent.algorithm, agent.config, agent.params, agent.meta
         earlier = list(meta.get("started_from", []))  # the model's own origins, as exported
     else:
@@ -146,7 +139,7 @@ def _check_fits(origin, theirs, ours) -> None:
 def origins(workdir) -> list[dict]:
     """The runs whose network `workdir`'s run started from, nearest first (empty for a run
     from scratch, or one started before they were recorded)."""
-    path = pathlib.Path(workdir) / ORIGIN_FILE
+    path = RunDir(workdir).origin
     if not path.is_file():
         return []
     try:
@@ -159,8 +152,11 @@ def origins(workdir) -> list[dict]:
 
 
 @dataclasses.dataclass(frozen=True)
-class TrainedAgent:
-    """A run's network as it plays, restored from one checkpoint."""
+class Trained:
+    """A trained network as it plays: its algorithm, config, parameters and the meta saved
+    with it, restored from a run's checkpoint (`load_trained`) or a shipped model, and the
+    search choices it plays with. Evaluation plays it as an `Entrant`; the front ends' `Agent`
+    (hexjax/play/agent.py) searches with it one position at a time."""
 
     algorithm: algorithms.Trainer
     config: object  # the algorithm's config type
@@ -184,10 +180,12 @@ class TrainedAgent:
         """The deterministic search it plays with; None for an algorithm without search."""
         if not self.algorithm.searches:
             return None
+        return self.search_at(self.simulations)
+
+    def search_at(self, simulations: int | None) -> SearchConfig:
+        """Its deterministic search at `simulations` (None: the config's own count)."""
         return self.config.search.deterministic(
-            self.simulations,
-            considered_actions=self.considered_actions,
-            policy=self.search_policy,
+            simulations, considered_actions=self.considered_actions, policy=self.search_policy
         )
 
     @functools.cached_property
@@ -216,21 +214,36 @@ class TrainedAgent:
         return Entrant(kind, self.make_player, self.params)
 
 
-def load_agent(
+def load_trained(
     workdir,
     step: int | None = None,
     simulations: int | None = None,
     algorithm: str | None = None,
     **search: str | int | None,
-) -> TrainedAgent:
+) -> Trained:
     """The agent of a run's checkpoint (default: the newest readable), whichever algorithm
     trained it; with `algorithm`, CheckpointError for a run of another one. `search` takes
-    TrainedAgent's `considered_actions` and `search_policy`."""
+    Trained's `considered_actions` and `search_policy`."""
     trainer, config, state, meta = restore_trained(workdir, step)
     if algorithm is not None:
         check_algorithm(meta, algorithms.get(algorithm), workdir)
     source = f"{workdir} at iteration {meta['iteration']}"
-    return TrainedAgent(trainer, config, state.params, meta, source, simulations, **search)
+    return Trained(trainer, config, state.params, meta, source, simulations, **search)
+
+
+def from_model(name: str, simulations: int | None = None, directory=None, **search) -> Trained:
+    """A stored model (by default a shipped one) as a `Trained`, searching `simulations` (and
+    `search`: `considered_actions`, `search_policy`) as `load_trained` would."""
+    info, params = models.load(name, models.MODELS_DIR if directory is None else directory)
+    how = info.about.get("trained", {})
+    meta = {
+        "iteration": how.get("iterations", 0),
+        "elapsed_seconds": 60 * how.get("minutes", 0.0),
+        "started_from": how.get("started_from", []),  # the runs its own run started from
+    }
+    return Trained(
+        algorithms.ALPHAZERO, info.config, params, meta, f"model {name}", simulations, **search
+    )
 
 
 def own_simulations(spec: str) -> tuple[str, int | None]:
@@ -248,12 +261,12 @@ def opponent(
     spec: str,
     game: Game,
     simulations: int | None = None,
-    load_model: Callable[..., TrainedAgent] | None = None,
+    load_model: Callable[..., Trained] | None = None,
     **search: str | int | None,
 ) -> Entrant:
     """An opponent by name: `random`, `greedy`, `mcts:N` (UCT with random playouts, N
     simulations a move), `checkpoint:PATH[@STEP][:N]` (another run's agent, as it plays: with
-    `simulations` and `search` as `load_agent` takes them, or, given `:N`, with its own default
+    `simulations` and `search` as `load_trained` takes them, or, given `:N`, with its own default
     search at N simulations, whatever the agent's flags) or, given `load_model(name,
     simulations, **search)`, `model:NAME[:N]` the same way. ValueError naming the problem for
     anything else."""
@@ -275,7 +288,7 @@ def opponent(
         path, _, step = run.partition("@")
         if step and not step.isdigit():
             raise ValueError(f"checkpoint step must be a number: {spec!r}")
-        load = functools.partial(load_agent, path, int(step) if step else None)
+        load = functools.partial(load_trained, path, int(step) if step else None)
         label = f"run:{run}" + (f":{count}" if count else "")
         return _searching(spec, label, game, load, count, simulations, search)
     raise ValueError(f"unknown opponent {spec!r}: use {OPPONENTS}")
@@ -285,6 +298,6 @@ def _searching(spec, label, game, load, count, simulations, search) -> Entrant:
     """A searching opponent from `load(simulations, **search)`: with its own count `count`, its
     default search at that count; else the agent's `simulations` and `search`."""
     other = load(simulations, **search) if count is None else load(count)
-    if other.game.rules != game.rules:  # the threat planes, say, may differ
-        raise ValueError(f"{spec} plays {other.game.rules}, not {game.rules}")
+    if other.game.as_played != game.as_played:  # the threat planes, say, may differ
+        raise ValueError(f"{spec} plays {other.game.as_played}, not {game.as_played}")
     return other.entrant(label)

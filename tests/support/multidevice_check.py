@@ -15,7 +15,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import hexjax  # noqa: E402
 from hexjax import sharding  # noqa: E402
 from hexjax.alphazero import network as network_lib  # noqa: E402
-from hexjax.alphazero.iteration import make_iteration, make_train_step  # noqa: E402
+from hexjax.alphazero.iteration import (  # noqa: E402
+    make_iteration,
+    make_train_step,
+    state_shardings,
+)
 from hexjax.evaluation import arena, players  # noqa: E402
 from hexjax.sharding import jit_iteration, place  # noqa: E402
 from hexjax.training import (
@@ -32,8 +36,8 @@ def main():
 
     # A 4-device run of the whole iteration.
     init, iteration = make_iteration(config, mesh=mesh)
-    state = place(init(jax.random.key(0)), mesh)
-    step = jit_iteration(iteration, state, mesh)
+    state = place(init(jax.random.key(0)), mesh, state_shardings)
+    step = jit_iteration(iteration, state, mesh, state_shardings)
     for i in range(5):
         state, metrics = step(state, jax.random.key(i + 1))
     findings["updates"] = int(state.updates)

@@ -17,8 +17,8 @@ import numpy as np
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.iteration import PRESETS
 from hexjax.games import GameConfig
-from hexjax.play import models
 from hexjax.play.agent import AgentMove
+from hexjax.training import models
 
 
 def make_tiny_model(directory, name: str, game: str, size: int, **options):
@@ -105,5 +105,5 @@ class OnlyAgent:
     def get(self, game, size, rule="freestyle", swap=False):
         return self.agent
 
-    def rules(self, game, size):
+    def available_rules(self, game, size):
         return [self.agent.game.rule] if hasattr(self.agent.game, "rule") else []

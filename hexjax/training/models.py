@@ -1,4 +1,5 @@
-"""Shipped models: small trained networks stored in the package (hexjax/models/NAME.*).
+"""The model store: small trained networks kept as files, the shipped ones in the package
+(hexjax/models/NAME.*), beside the checkpoints they are exported from.
 
 A model is two files: NAME.json (the training config, how it was trained, how strong it
 measured) and NAME.msgpack (the network parameters, flax serialization). `export` writes them
@@ -17,7 +18,7 @@ from flax import serialization
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.iteration import TrainConfig
 from hexjax.games import GameConfig
-from hexjax.training import algorithms, config_io, restore
+from hexjax.training import config_io
 
 MODELS_DIR = pathlib.Path(__file__).parents[1] / "models"
 
@@ -34,14 +35,7 @@ class ModelInfo:
 
     @property
     def label(self) -> str:
-        return describe(self.config.game)
-
-
-def describe(game: GameConfig) -> str:
-    """ "hex 7x7", "gomoku 15x15 renju", "hex 9x9 with swap"."""
-    rule = f" {game.rule}" if game.name == "gomoku" else ""
-    swap = " with swap" if game.name == "hex" and game.swap else ""
-    return f"{game.name} {game.size}x{game.size}{rule}{swap}"
+        return self.config.game.label
 
 
 def shipped_models(directory=MODELS_DIR) -> list[ModelInfo]:
@@ -52,13 +46,13 @@ def shipped_models(directory=MODELS_DIR) -> list[ModelInfo]:
 def find_model(game: str, size: int, rule: str = "freestyle", swap: bool = False,
                directory=MODELS_DIR) -> ModelInfo:  # fmt: skip
     """The shipped model for a game; ModelError listing what is shipped if there is none."""
-    wanted = GameConfig(game, size, rule, swap).rules()
+    wanted = GameConfig(game, size, rule, swap).as_played()
     models = shipped_models(directory)
     for model in models:
-        if model.config.game.rules() == wanted:
+        if model.config.game.as_played() == wanted:
             return model
     shipped = ", ".join(m.label for m in models) or "none"
-    label = describe(wanted)
+    label = wanted.label
     raise ModelError(
         f"no shipped model for {label} (shipped: {shipped}); train one with "
         f"experiments/train.py and pass its --checkpoint"
@@ -107,18 +101,3 @@ def _info(path: pathlib.Path) -> ModelInfo:
     except (ValueError, KeyError, TypeError) as error:
         raise ModelError(f"{path} is not a model description: {error}") from None
     return ModelInfo(path.stem, config, record)
-
-
-def trained_agent(name: str, simulations: int | None = None, directory=MODELS_DIR, **search):
-    """A shipped model as a `TrainedAgent` (what evaluation plays), searching `simulations`
-    (and `search`: `considered_actions`, `search_policy`) as `restore.load_agent` would."""
-    info, params = load(name, directory)
-    trained = info.about.get("trained", {})
-    meta = {
-        "iteration": trained.get("iterations", 0),
-        "elapsed_seconds": 60 * trained.get("minutes", 0.0),
-        "started_from": trained.get("started_from", []),  # the runs its own run started from
-    }
-    return restore.TrainedAgent(
-        algorithms.ALPHAZERO, info.config, params, meta, f"model {name}", simulations, **search
-    )
