@@ -85,7 +85,7 @@ def random_openings(game: Game, key: jax.Array, states: State, max_plies: int) -
 
 def new_games(game: Game, key: jax.Array, batch: int, opening_plies: int = 0) -> State:
     """`batch` new games, each from a random opening of up to `opening_plies` plies."""
-    if opening_plies == 0:  # the same games as before openings existed
+    if opening_plies == 0:  # from the start position, with no opening keys drawn
         return jax.vmap(game.init)(jax.random.split(key, batch))
     init_key, opening_key = jax.random.split(key)
     games = jax.vmap(game.init)(jax.random.split(init_key, batch))

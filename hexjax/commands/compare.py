@@ -104,14 +104,12 @@ def _entrant(args, workdir: pathlib.Path) -> tuple[Entrant, dict]:
 
 def _versus_baselines(args, game, entrant, key, mesh) -> dict:
     specs = ("random", "greedy", f"mcts:{args.mcts}")
+    opponents = {name: restore.opponent(name, game).make_player(None) for name in specs}
+    matches = arena.compiled_matches(game, entrant.make_player, opponents, args.eval_games,
+                                     mesh=mesh)  # fmt: skip
     results = {}
     for name, match_key in zip(specs, jax.random.split(key, len(specs)), strict=True):
-        opponent = restore.opponent(name, game).make_player(None)
-        play = jax.jit(
-            lambda params, k, o=opponent: arena.arena(
-                game, entrant.make_player(params), o, k, args.eval_games, 2, mesh=mesh
-            )
-        )
+        play = matches[name]
         start = time.monotonic()
         results[name] = summarize(np.asarray(play(entrant.params, match_key)))
         results[name]["seconds"] = round(time.monotonic() - start, 1)

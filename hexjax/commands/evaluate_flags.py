@@ -88,7 +88,7 @@ def _opponent_flags(parser: argparse.ArgumentParser) -> None:
         default="kept",
         help="with --move-time: one tree grown until the time is spent and kept from move to "
         "move (default), a new tree each move (fresh), or the largest compiled simulation count "
-        "that fits half the time (counts, the engines' clock before December 2026)",
+        "that fits half the time (counts)",
     )
     parser.add_argument(
         "--no-solver",

@@ -26,6 +26,7 @@ __all__ = [
     "arena",
     "arena_games",
     "arena_in_chunks",
+    "compiled_matches",
     "first_move_openings",
     "load_openings",
     "positions_of_games",
@@ -49,6 +50,29 @@ def arena(
 ):
     """float32[num_games] scores for `first` (1 win, 0.5 draw, 0 loss); see `arena_games`."""
     return arena_games(game, first, second, key, num_games, opening_plies, **options).scores
+
+
+def compiled_matches(
+    game: Game,
+    agent: PlayerFactory,
+    opponents: dict[str, Player],
+    num_games: int,
+    opening_plies: int = 2,
+    mesh=None,
+) -> dict:
+    """{name: match(params, key) -> scores float32[num_games]}, each jitted once: the agent
+    (`agent(params)`) against each opponent, colours alternated. With a mesh whose device count
+    does not split the halves evenly, the games play on one device."""
+    if mesh is not None and (num_games // 2) % mesh.devices.size:
+        mesh = None
+
+    def match(params, key, opponent):
+        return arena(game, agent(params), opponent, key, num_games, opening_plies, mesh=mesh)
+
+    return {
+        name: jax.jit(lambda params, key, o=opponent: match(params, key, o))
+        for name, opponent in opponents.items()
+    }
 
 
 def arena_games(

@@ -26,7 +26,7 @@ import numpy as np
 
 from hexjax import sharding
 from hexjax.evaluation import plots
-from hexjax.evaluation.arena import arena
+from hexjax.evaluation.arena import compiled_matches
 from hexjax.evaluation.scores import summarize
 from hexjax.training import algorithms, config_io, restore
 from hexjax.training import checkpoint as checkpoint_lib
@@ -83,19 +83,10 @@ class _Evaluator:
 
     def __init__(self, trainer: algorithms.Trainer, config, game, games: int, mesh=None):
         agent = trainer.make_player(config, game, None)
-        opponents = {name: restore.opponent(name, game) for name in ("random", "greedy")}
-
-        if mesh is not None and (games // 2) % mesh.devices.size:
-            mesh = None  # halves that do not split evenly play on one device
-
-        def match(params, key, opponent):
-            player = opponent.make_player(None)
-            return arena(game, agent(params), player, key, games, 2, mesh=mesh)
-
-        self._matches = {
-            name: jax.jit(lambda params, key, o=opponent: match(params, key, o))
-            for name, opponent in opponents.items()
+        opponents = {
+            name: restore.opponent(name, game).make_player(None) for name in ("random", "greedy")
         }
+        self._matches = compiled_matches(game, agent, opponents, games, mesh=mesh)
 
     def __call__(self, params, key) -> dict:
         results = {}
