@@ -45,6 +45,11 @@ class TrainConfig:
     # The share of each position's value target taken from its search's root value, the rest
     # from the game's outcome (KataGo's lower-noise targets; 0: the outcome alone).
     root_value_share: float = 0.0
+    # Playout cap randomization (KataGo): below 1, only this share of each ply's games get the
+    # full search (`search.num_simulations`), whose policy is a training target; the others get
+    # a cheap one of `cheap_simulations`, played and value-trained but not policy-trained.
+    full_search_share: float = 1.0
+    cheap_simulations: int = 8
 
     # What runs stored before a field existed ran with (config_io.from_dict reads them).
     STORED_BEFORE: ClassVar[dict] = {"opening_plies": 0}
@@ -56,6 +61,24 @@ class TrainConfig:
             raise ValueError(f"opening_plies must be at least 0, got {self.opening_plies}")
         if not 0.0 <= self.root_value_share <= 1.0:
             raise ValueError(f"root_value_share must be in [0, 1], got {self.root_value_share}")
+        if not 0.0 < self.full_search_share <= 1.0:
+            raise ValueError(f"full_search_share must be in (0, 1], got {self.full_search_share}")
+        if self.capped:
+            full = round(self.full_search_share * self.selfplay_games)
+            if not 0 < full < self.selfplay_games:
+                raise ValueError(
+                    f"full_search_share {self.full_search_share} of {self.selfplay_games} "
+                    "self-play games leaves no game with a full search or none with a cheap one"
+                )
+            if self.cheap_simulations < 1:
+                raise ValueError(
+                    f"cheap_simulations must be at least 1, got {self.cheap_simulations}"
+                )
+
+    @property
+    def capped(self) -> bool:
+        """Whether self-play randomizes its playout cap (`full_search_share` below 1)."""
+        return self.full_search_share < 1.0
 
 
 PRESETS = {
@@ -102,10 +125,16 @@ class TrainState:
     updates: chex.Array  # int32 optimizer steps taken
 
 
-def loss_fn(net, params, obs, policy_target, value_target):
-    """Cross-entropy to the search policy plus squared error to the outcome; with metrics."""
+def loss_fn(net, params, obs, policy_target, value_target, some_without_policy=False):
+    """Cross-entropy to the search policy plus squared error to the outcome; with metrics.
+    `some_without_policy`: rows whose policy target is all zeros (a cheap search's, under
+    playout cap randomization) are left out of the policy loss's mean."""
     logits, value = network_lib.apply(net, params, obs)
-    policy_loss = optax.softmax_cross_entropy(logits, policy_target).mean()
+    cross_entropy = optax.softmax_cross_entropy(logits, policy_target)
+    if some_without_policy:
+        policy_loss = cross_entropy.sum() / jnp.maximum(policy_target.sum(), 1.0)
+    else:
+        policy_loss = cross_entropy.mean()
     value_loss = jnp.mean((value - value_target) ** 2)
     log_probs = jax.nn.log_softmax(logits)
     entropy = -jnp.sum(jnp.exp(log_probs) * log_probs, axis=-1).mean()
@@ -121,14 +150,14 @@ def loss_fn(net, params, obs, policy_target, value_target):
     return policy_loss + value_loss, metrics
 
 
-def make_train_step(net, optimizer: optax.GradientTransformation):
+def make_train_step(net, optimizer: optax.GradientTransformation, some_without_policy=False):
     """train_step(params, opt_state, obs, policy, value) -> (params, opt_state, metrics): one
-    optimizer step on a minibatch (obs float32[M, ...], policy float32[M, A], value [M])."""
+    optimizer step on a minibatch (obs float32[M, ...], policy float32[M, A], value [M]);
+    `some_without_policy` as in `loss_fn`."""
 
     def train_step(params, opt_state, obs, policy, value):
-        grads, metrics = jax.grad(lambda p: loss_fn(net, p, obs, policy, value), has_aux=True)(
-            params
-        )
+        loss = lambda p: loss_fn(net, p, obs, policy, value, some_without_policy)  # noqa: E731
+        grads, metrics = jax.grad(loss, has_aux=True)(params)
         changes, opt_state = optimizer.update(grads, opt_state, params)
         return optax.apply_updates(params, changes), opt_state, metrics
 
@@ -150,9 +179,14 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         sharding.check_sizes(config, SPLIT_SIZES, mesh)
     net = network_lib.make_network(config.network, game.num_actions)
     optimizer = config.optimizer.make()
-    search = search_lib.make_search(game, net, config.search)
+    if config.capped:
+        search = search_lib.make_capped_search(
+            game, net, config.search, config.full_search_share, config.cheap_simulations
+        )
+    else:
+        search = search_lib.make_search(game, net, config.search)
     batch_size = config.optimizer.batch_size
-    train_step = make_train_step(net, optimizer)
+    train_step = make_train_step(net, optimizer, some_without_policy=config.capped)
 
     init = _make_init(game, net, optimizer, config)
 

@@ -135,7 +135,8 @@ class SearchResult:
     action: chex.Array  # int32[B] the move to play
     policy: chex.Array  # float32[B, A] the search's improved policy: the training target
     value: chex.Array  # float32[B] the root value after search, mover's view
-    tree: mctx.Tree  # the search tree (for hints and tests; dropped by jit when unused)
+    # the search tree (for hints and tests; dropped by jit when unused); None from a capped search
+    tree: mctx.Tree | None
 
 
 def valued_rewards(rewards: jax.Array, over: jax.Array, draw_value: float) -> jax.Array:
@@ -230,6 +231,51 @@ def make_search(game: Game, net, config: SearchConfig, on_simulation=None):
             policy=policy,
             value=tree.summary().value,
             tree=tree,
+        )
+
+    return search
+
+
+def make_capped_search(
+    game: Game, net, config: SearchConfig, full_share: float, cheap_simulations: int
+):
+    """Playout cap randomization (KataGo, Wu 2019): search(params, key, states, ply) as
+    `make_search`'s, where a random `full_share` of the games (a fixed count, drawn anew each
+    call) get the full search of `config` and the rest a cheap one of `cheap_simulations`. Both
+    play their move; only a full search's policy is a training target: a cheap row's policy is
+    all zeros, which the loss reads as "no policy target" (its value target still counts).
+    The tree is not returned (two searches of two sizes)."""
+    full_search = make_search(game, net, config)
+    cheap_search = make_search(
+        game, net, dataclasses.replace(config, num_simulations=cheap_simulations)
+    )
+
+    def search(params, key: jax.Array, states: State, ply: jax.Array | None = None):
+        batch = states.terminated.shape[0]
+        full_count = round(full_share * batch)
+        if not 0 < full_count < batch:
+            raise ValueError(
+                f"full_share {full_share} of {batch} games leaves no full or no cheap search"
+            )
+        order_key, full_key, cheap_key = jax.random.split(key, 3)
+        order = jax.random.permutation(order_key, batch)
+        rows = (order[:full_count], order[full_count:])
+
+        def run(search_fn, key, rows):
+            part = jax.tree.map(lambda x: x[rows], states)
+            return search_fn(params, key, part, None if ply is None else ply[rows])
+
+        full, cheap = run(full_search, full_key, rows[0]), run(cheap_search, cheap_key, rows[1])
+
+        def join(full_part, cheap_part):
+            whole = jnp.zeros((batch, *full_part.shape[1:]), full_part.dtype)
+            return whole.at[rows[0]].set(full_part).at[rows[1]].set(cheap_part)
+
+        return SearchResult(
+            action=join(full.action, cheap.action),
+            policy=join(full.policy, jnp.zeros_like(cheap.policy)),
+            value=join(full.value, cheap.value),
+            tree=None,
         )
 
     return search
