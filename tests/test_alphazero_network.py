@@ -62,6 +62,21 @@ def test_pooled_cell_logits_depend_only_on_the_cells_around():
     assert np.ptp(ours) > 1e-3  # not a constant that would match anyway
 
 
+@pytest.mark.parametrize("global_pooling", [False, True])
+def test_global_pooling_lets_a_far_stone_reach_every_cell(global_pooling):
+    """Without global pooling a corner cell's logit (pooled head, one block) sees 3 cells around
+    it, so a stone in the far corner leaves it unchanged; with pooling in the block it moves."""
+    game = hexjax.make("gomoku", size=9)
+    config = network_lib.NetworkConfig("tiny", head="pooled", global_pooling=global_pooling)
+    net = network_lib.make_network(config, game.num_actions)
+    params = network_lib.init_params(net, jax.random.key(1), game.observation_shape)
+    params = jax.tree.map(lambda x: x + 0.3 * jax.random.normal(jax.random.key(2), x.shape), params)
+    # The same side to move; the second stone beside the centre or in the far corner (i9).
+    near, far = game.from_moves([40, 41]), game.from_moves([40, 80])
+    logits = [network_lib.apply(net, params, game.observe(s)[None])[0][0, 0] for s in (near, far)]
+    assert (abs(float(logits[0] - logits[1])) > 1e-4) == global_pooling
+
+
 def test_one_pooled_network_plays_two_sizes():
     game_config = GameConfig("hex", 5, swap=True)
     game = game_config.make()

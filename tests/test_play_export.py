@@ -117,6 +117,11 @@ def test_onnx_graph_declares_a_symbolic_batch(shipped):
         (GameConfig("othello", 6), NetworkConfig("tiny", channels=20, blocks=3)),
         (GameConfig("hex", 5, swap=True), NetworkConfig("tiny", head="pooled")),  # swap: pooled
         (GameConfig("gomoku", 7), NetworkConfig("tiny", channels=4, head="pooled")),  # no extra
+        (GameConfig("othello", 6), NetworkConfig("tiny", blocks=2, global_pooling=True)),
+        (
+            GameConfig("hex", 5, swap=True),
+            NetworkConfig("tiny", head="pooled", global_pooling=True),
+        ),
     ],
 )
 def test_onnx_writes_any_network_shape(game_config, network_config):

@@ -4,7 +4,8 @@ Input: observations float32[B, n, n, C] from the mover's view. Output: policy lo
 float32[B, num_actions] (cells first, then the game's extra actions such as pass or swap) and a
 value float32[B] in [-1, 1], the expected outcome for the side to move.
 
-The trunk is `blocks` residual blocks of two 3x3 convolutions with `channels` filters. Two
+The trunk is `blocks` residual blocks of two 3x3 convolutions with `channels` filters (with
+`global_pooling`, each block adds a bias from its features pooled over the board). Two
 heads (`NetworkConfig.head`):
 
 - "dense" (the default, what every shipped model uses): the policy is a 1x1 convolution to 2
@@ -50,6 +51,10 @@ class NetworkConfig:
     blocks: int = -1  # -1: from the preset
     compute_dtype: Literal["float32", "bfloat16"] = "float32"  # bfloat16 for accelerators
     head: Literal["dense", "pooled"] = "dense"  # pooled: the same parameters fit every size
+    # Global pooling in every residual block (KataGo): the first convolution's features pooled
+    # over the board (mean, max) add a learned bias to each channel, so that a block sees the
+    # whole board at once, not only a 3x3 window more than the block before.
+    global_pooling: bool = False
 
     def __post_init__(self):
         if self.preset not in PRESETS:
@@ -74,11 +79,16 @@ class NetworkConfig:
 class _ResidualBlock(nn.Module):
     channels: int
     dtype: jnp.dtype
+    global_pooling: bool = False
 
     @nn.compact
     def __call__(self, x):
-        y = nn.relu(nn.Conv(self.channels, (3, 3), dtype=self.dtype)(x))
-        y = nn.Conv(self.channels, (3, 3), dtype=self.dtype)(y)
+        y = nn.Conv(self.channels, (3, 3), dtype=self.dtype)(x)
+        if self.global_pooling:  # KataGo's: the board's mean and max bias every cell's channels
+            h = nn.relu(y)
+            pooled = jnp.concatenate([h.mean(axis=(1, 2)), h.max(axis=(1, 2))], axis=-1)
+            y = y + nn.Dense(self.channels, dtype=self.dtype)(pooled)[:, None, None, :]
+        y = nn.Conv(self.channels, (3, 3), dtype=self.dtype)(nn.relu(y))
         return nn.relu(x + y)
 
 
@@ -90,12 +100,13 @@ class PolicyValueNet(nn.Module):
     blocks: int = 3
     dtype: jnp.dtype = jnp.float32
     head: str = "dense"
+    global_pooling: bool = False
 
     @nn.compact
     def __call__(self, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
         x = nn.relu(nn.Conv(self.channels, (3, 3), dtype=self.dtype)(obs.astype(self.dtype)))
         for _ in range(self.blocks):
-            x = _ResidualBlock(self.channels, self.dtype)(x)
+            x = _ResidualBlock(self.channels, self.dtype, self.global_pooling)(x)
         batch = x.shape[0]
         if self.head == "pooled":
             return self._pooled_heads(x)
@@ -130,6 +141,7 @@ def make_network(config: NetworkConfig, num_actions: int) -> PolicyValueNet:
         blocks=blocks,
         dtype=jnp.bfloat16 if config.compute_dtype == "bfloat16" else jnp.float32,
         head=config.head,
+        global_pooling=config.global_pooling,
     )
 
 

@@ -4,9 +4,10 @@ hand, with the `onnx` package's helper API, from the trained parameters.
 Why by hand: the maintained JAX-to-ONNX converter, jax2onnx, pins orbax-checkpoint below
 0.11.37 (hexjax runs 0.12), and with jax 0.10 its graphs of Flax convolutions carry shape
 annotations that contradict the ops (`onnx.checker.check_model(full_check=True)` rejects them).
-The network is small and fixed: convolutions, ReLU, a residual sum, dense layers and tanh, each
-one ONNX op, so the graph below mirrors `PolicyValueNet.__call__` line by line. The parity
-tests (tests/test_play_export.py) hold it to the Flax network on every shipped model.
+The network is small and fixed: convolutions, ReLU, a residual sum, global pooling, dense
+layers and tanh, each one ONNX op, so the graph below mirrors `PolicyValueNet.__call__` line by
+line. The parity tests (tests/test_play_export.py) hold it to the Flax network on every shipped
+model.
 
 The graph takes observations float32[batch, n, n, C] (NHWC, as hexjax observes), transposes
 them once to ONNX's NCHW, and transposes the heads' planes back before flattening, so the dense
@@ -111,8 +112,17 @@ def _trunk(g: _Graph, params, blocks: int):
     x = g.op("Relu", [g.conv(x, params["Conv_0"], "stem")])
     for i in range(blocks):
         block = params[f"_ResidualBlock_{i}"]
-        y = g.op("Relu", [g.conv(x, block["Conv_0"], f"block{i}.conv0")])
-        y = g.conv(y, block["Conv_1"], f"block{i}.conv1")
+        y = g.conv(x, block["Conv_0"], f"block{i}.conv0")
+        if "Dense_0" in block:  # global pooling: a bias per channel from the pooled features
+            h = g.op("Relu", [y])
+            pooled = g.op("Concat", [g.op("GlobalAveragePool", [h]), g.op("GlobalMaxPool", [h])],
+                          axis=1)  # fmt: skip
+            bias = g.dense(
+                g.op("Reshape", [pooled, g.batch_rows]), block["Dense_0"], f"block{i}.pool"
+            )
+            axes = g.const(f"block{i}.pool.axes", np.array([2, 3], np.int64))
+            y = g.op("Add", [y, g.op("Unsqueeze", [bias, axes])])
+        y = g.conv(g.op("Relu", [y]), block["Conv_1"], f"block{i}.conv1")
         x = g.op("Relu", [g.op("Add", [x, y])])
     return x
 
