@@ -98,23 +98,25 @@ def test_loss_falls_on_a_fixed_batch():
 
 @pytest.mark.parametrize(("name", "options"), [("hex", {"size": 4}), ("othello", {"size": 6})])
 def test_replay_symmetries_move_the_policy_with_the_board(name, options):
-    """One stored position: a single stone on cell a, the policy all on a. Under every
-    sampled symmetry the policy's cell is still where the stone is."""
+    """One stored position: a single stone on cell a, the policy, the reply target and the
+    ownership target all on a. Under every sampled symmetry each is still where the stone is."""
     game = hexjax.make(name, **options)
-    buffer = replay.init_buffer(game, capacity=4)
+    buffer = replay.init_buffer(game, capacity=4, reply=True, ownership=True)
     obs = np.zeros((1, *game.observation_shape), np.float32)
     cell = 1  # row 0, column 1: each symmetry puts it somewhere else
     obs[0, 0, 1, 0] = 1
     policy = np.zeros((1, game.num_actions), np.float32)
     policy[0, cell] = 1
+    owner = np.zeros((1, game.size * game.size), np.int8)
+    owner[0, cell] = 1
     buffer = replay.add(
-        buffer, jnp.asarray(obs), jnp.asarray(policy), jnp.ones(1), jnp.ones(1, bool)
-    )
-    obs_s, policy_s, value_s = jax.jit(replay.sample, static_argnums=(2, 3))(
-        buffer, jax.random.key(0), 64, game
-    )
-    stones = np.asarray(obs_s)[..., :2].sum(axis=-1).reshape(64, -1)
+        buffer, jnp.asarray(obs), jnp.asarray(policy), jnp.ones(1), jnp.ones(1, bool),
+        reply=jnp.asarray(policy), ownership=jnp.asarray(owner),
+    )  # fmt: skip
+    batch = jax.jit(replay.sample, static_argnums=(2, 3))(buffer, jax.random.key(0), 64, game)
+    stones = np.asarray(batch.obs)[..., :2].sum(axis=-1).reshape(64, -1)
     assert (stones.sum(axis=1) == 1).all()
-    assert (stones.argmax(axis=1) == np.asarray(policy_s).argmax(axis=1)).all()
+    for column in (batch.policy, batch.reply, batch.ownership):
+        assert (stones.argmax(axis=1) == np.asarray(column).argmax(axis=1)).all()
     assert len(set(stones.argmax(axis=1).tolist())) == len(game.symmetries)  # all were used
-    assert (np.asarray(value_s) == 1).all()
+    assert (np.asarray(batch.value) == 1).all()

@@ -125,17 +125,41 @@ class TrainState:
     updates: chex.Array  # int32 optimizer steps taken
 
 
-def loss_fn(net, params, obs, policy_target, value_target, some_without_policy=False):
+# The auxiliary losses' weights beside the policy's and value's 1 (KataGo's choices: the
+# opponent's reply policy 0.15, the ownership 1.5 per cell on average).
+REPLY_WEIGHT = 0.15
+OWNERSHIP_WEIGHT = 1.5
+
+
+def _targeted_cross_entropy(logits, target):
+    """Mean cross-entropy over the rows that have a target (all-zero rows have none)."""
+    cross_entropy = optax.softmax_cross_entropy(logits, target)
+    return cross_entropy.sum() / jnp.maximum(target.sum(), 1.0)
+
+
+def loss_fn(net, params, obs, policy_target, value_target, some_without_policy=False,
+            reply_target=None, ownership_target=None):  # fmt: skip
     """Cross-entropy to the search policy plus squared error to the outcome; with metrics.
     `some_without_policy`: rows whose policy target is all zeros (a cheap search's, under
-    playout cap randomization) are left out of the policy loss's mean."""
-    logits, value = network_lib.apply(net, params, obs)
-    cross_entropy = optax.softmax_cross_entropy(logits, policy_target)
-    if some_without_policy:
-        policy_loss = cross_entropy.sum() / jnp.maximum(policy_target.sum(), 1.0)
+    playout cap randomization) are left out of the policy loss's mean. With the auxiliary
+    heads' targets (float32[M, A] reply policies, zeros where none; float32[M, n * n] owners),
+    their weighted losses are added."""
+    aux_targets = {"reply": reply_target, "ownership": ownership_target}
+    aux_targets = {name: target for name, target in aux_targets.items() if target is not None}
+    if aux_targets:
+        logits, value, aux = network_lib.apply_aux(net, params, obs)
     else:
-        policy_loss = cross_entropy.mean()
+        logits, value = network_lib.apply(net, params, obs)
+    if some_without_policy:
+        policy_loss = _targeted_cross_entropy(logits, policy_target)
+    else:
+        policy_loss = optax.softmax_cross_entropy(logits, policy_target).mean()
     value_loss = jnp.mean((value - value_target) ** 2)
+    aux_losses = {}
+    if "reply" in aux_targets:
+        aux_losses["reply_loss"] = _targeted_cross_entropy(aux["reply"], reply_target)
+    if "ownership" in aux_targets:
+        aux_losses["ownership_loss"] = jnp.mean((aux["ownership"] - ownership_target) ** 2)
     log_probs = jax.nn.log_softmax(logits)
     entropy = -jnp.sum(jnp.exp(log_probs) * log_probs, axis=-1).mean()
     decisive = value_target != 0
@@ -146,17 +170,24 @@ def loss_fn(net, params, obs, policy_target, value_target, some_without_policy=F
         "value_loss": value_loss,
         "policy_entropy": entropy,
         "value_accuracy": accuracy,
+        **aux_losses,
     }
-    return policy_loss + value_loss, metrics
+    total = policy_loss + value_loss
+    total += REPLY_WEIGHT * aux_losses.get("reply_loss", 0.0)
+    total += OWNERSHIP_WEIGHT * aux_losses.get("ownership_loss", 0.0)
+    return total, metrics
 
 
 def make_train_step(net, optimizer: optax.GradientTransformation, some_without_policy=False):
     """train_step(params, opt_state, obs, policy, value) -> (params, opt_state, metrics): one
-    optimizer step on a minibatch (obs float32[M, ...], policy float32[M, A], value [M]);
-    `some_without_policy` as in `loss_fn`."""
+    optimizer step on a minibatch (obs float32[M, ...], policy float32[M, A], value [M], and
+    the auxiliary targets where the network has those heads); `some_without_policy` as in
+    `loss_fn`."""
 
-    def train_step(params, opt_state, obs, policy, value):
-        loss = lambda p: loss_fn(net, p, obs, policy, value, some_without_policy)  # noqa: E731
+    def train_step(params, opt_state, obs, policy, value, reply=None, ownership=None):
+        def loss(p):
+            return loss_fn(net, p, obs, policy, value, some_without_policy, reply, ownership)
+
         grads, metrics = jax.grad(loss, has_aux=True)(params)
         changes, opt_state = optimizer.update(grads, opt_state, params)
         return optax.apply_updates(params, changes), opt_state, metrics
@@ -192,11 +223,12 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
 
     def sgd_step(carry, key):
         params, opt_state, buffer, updates = carry
-        obs, policy, value = replay_lib.sample(buffer, key, batch_size, game)
+        batch = replay_lib.sample(buffer, key, batch_size, game)
         if mesh is not None:
-            split = sharding.minibatch_sharding(mesh)
-            obs, policy, value = jax.lax.with_sharding_constraint((obs, policy, value), split)
-        new_params, new_opt_state, metrics = train_step(params, opt_state, obs, policy, value)
+            batch = jax.lax.with_sharding_constraint(batch, sharding.minibatch_sharding(mesh))
+        new_params, new_opt_state, metrics = train_step(
+            params, opt_state, batch.obs, batch.policy, batch.value, batch.reply, batch.ownership
+        )
         # Until the buffer holds enough positions, the step is computed and discarded.
         ready = buffer.size >= config.min_replay
         carry = (
@@ -221,9 +253,10 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         )
         games, rows, value, ready = selfplay.settle(
             games, trajectory, config.search.discount, config.search.draw_value,
-            config.root_value_share,
+            config.root_value_share, replies=config.network.reply_head,
         )  # fmt: skip
-        buffer = replay_lib.add(state.replay, rows.obs, rows.policy, value, ready)
+        buffer = replay_lib.add(state.replay, rows.obs, rows.policy, value, ready,
+                                reply=rows.reply, ownership=rows.ownership)  # fmt: skip
         # TRAINING
         keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)
         carry = (state.params, state.opt_state, buffer, state.updates)
@@ -265,8 +298,14 @@ def _make_init(game: Game, net, optimizer, config: TrainConfig):
                 config.selfplay_games,
                 config.opening_plies,
                 root_values=config.root_value_share > 0,
+                final_boards=config.network.ownership_head,
             ),  # fmt: skip
-            replay=replay_lib.init_buffer(game, config.replay_capacity),
+            replay=replay_lib.init_buffer(
+                game,
+                config.replay_capacity,
+                reply=config.network.reply_head,
+                ownership=config.network.ownership_head,
+            ),
             iteration=jnp.int32(0),
             updates=jnp.int32(0),
         )

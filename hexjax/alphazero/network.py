@@ -55,6 +55,10 @@ class NetworkConfig:
     # over the board (mean, max) add a learned bias to each channel, so that a block sees the
     # whole board at once, not only a 3x3 window more than the block before.
     global_pooling: bool = False
+    # Auxiliary heads, trained but never used in play (KataGo's): the opponent's reply policy
+    # and each cell's final owner.
+    reply_head: bool = False
+    ownership_head: bool = False
 
     def __post_init__(self):
         if self.preset not in PRESETS:
@@ -101,31 +105,62 @@ class PolicyValueNet(nn.Module):
     dtype: jnp.dtype = jnp.float32
     head: str = "dense"
     global_pooling: bool = False
+    reply_head: bool = False
+    ownership_head: bool = False
 
     @nn.compact
-    def __call__(self, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
+    def __call__(self, obs: jax.Array, aux: bool = False):
+        """(logits, value); with `aux`, (logits, value, {head name: output}) for the auxiliary
+        heads the network has (none: an empty dict)."""
         x = nn.relu(nn.Conv(self.channels, (3, 3), dtype=self.dtype)(obs.astype(self.dtype)))
         for _ in range(self.blocks):
             x = _ResidualBlock(self.channels, self.dtype, self.global_pooling)(x)
+        heads = self._pooled_heads(x) if self.head == "pooled" else self._dense_heads(x)
+        return (*heads, self._aux_heads(x)) if aux else heads
+
+    def _dense_heads(self, x):
         batch = x.shape[0]
-        if self.head == "pooled":
-            return self._pooled_heads(x)
-        policy = nn.relu(nn.Conv(2, (1, 1), dtype=self.dtype)(x)).reshape(batch, -1)
-        logits = nn.Dense(self.num_actions, dtype=self.dtype)(policy)
-        value = nn.relu(nn.Conv(1, (1, 1), dtype=self.dtype)(x)).reshape(batch, -1)
-        value = nn.relu(nn.Dense(max(self.channels, 16), dtype=self.dtype)(value))
-        value = jnp.tanh(nn.Dense(1, dtype=self.dtype)(value))[:, 0]
+        # Flax names these layers by their order (Conv_1, Dense_0, ...): stored parameters and
+        # the ONNX writer rely on it, so new layers get names of their own.
+        policy = nn.relu(nn.Conv(2, (1, 1), dtype=self.dtype, parent=self)(x)).reshape(batch, -1)
+        logits = nn.Dense(self.num_actions, dtype=self.dtype, parent=self)(policy)
+        value = nn.relu(nn.Conv(1, (1, 1), dtype=self.dtype, parent=self)(x)).reshape(batch, -1)
+        value = nn.relu(nn.Dense(max(self.channels, 16), dtype=self.dtype, parent=self)(value))
+        value = jnp.tanh(nn.Dense(1, dtype=self.dtype, parent=self)(value))[:, 0]
         return logits.astype(jnp.float32), value.astype(jnp.float32)
 
-    def _pooled_heads(self, x):
+    def _cell_policy(self, x, pooled, prefix):
+        """Size-free logits: one per cell from a 1x1 convolution, the extra actions (pass,
+        swap: the same count at every size) from the pooled features."""
         batch, height, width, _ = x.shape
-        pooled = jnp.concatenate([x.mean(axis=(1, 2)), x.max(axis=(1, 2))], axis=-1)
-        cells = nn.Conv(1, (1, 1), dtype=self.dtype, name="policy_cells")(x)
+        cells = nn.Conv(1, (1, 1), dtype=self.dtype, name=f"{prefix}_cells")(x)
         logits = cells.reshape(batch, height * width)
-        extra = self.num_actions - height * width  # pass, swap: the same count at every size
+        extra = self.num_actions - height * width
         if extra:
-            extra_logits = nn.Dense(extra, dtype=self.dtype, name="policy_extra")(pooled)
+            extra_logits = nn.Dense(extra, dtype=self.dtype, name=f"{prefix}_extra")(pooled)
             logits = jnp.concatenate([logits, extra_logits], axis=-1)
+        return logits
+
+    def _aux_heads(self, x):
+        batch, height, width, _ = x.shape
+        out = {}
+        if self.reply_head:
+            if self.head == "pooled":
+                pooled = jnp.concatenate([x.mean(axis=(1, 2)), x.max(axis=(1, 2))], axis=-1)
+                out["reply"] = self._cell_policy(x, pooled, "reply")
+            else:
+                planes = nn.Conv(2, (1, 1), dtype=self.dtype, name="reply_conv")(x)
+                out["reply"] = nn.Dense(self.num_actions, dtype=self.dtype, name="reply_dense")(
+                    nn.relu(planes).reshape(batch, -1)
+                )
+        if self.ownership_head:
+            owner = nn.Conv(1, (1, 1), dtype=self.dtype, name="ownership_cells")(x)
+            out["ownership"] = jnp.tanh(owner.reshape(batch, height * width))
+        return {name: y.astype(jnp.float32) for name, y in out.items()}
+
+    def _pooled_heads(self, x):
+        pooled = jnp.concatenate([x.mean(axis=(1, 2)), x.max(axis=(1, 2))], axis=-1)
+        logits = self._cell_policy(x, pooled, "policy")
         value = nn.relu(
             nn.Dense(max(self.channels, 16), dtype=self.dtype, name="value_hidden")(pooled)
         )
@@ -142,14 +177,31 @@ def make_network(config: NetworkConfig, num_actions: int) -> PolicyValueNet:
         dtype=jnp.bfloat16 if config.compute_dtype == "bfloat16" else jnp.float32,
         head=config.head,
         global_pooling=config.global_pooling,
+        reply_head=config.reply_head,
+        ownership_head=config.ownership_head,
     )
 
 
 def init_params(network: PolicyValueNet, key: jax.Array, observation_shape) -> dict:
     """Float32 parameters for `network`, from a dummy batch of one observation."""
-    return network.init(key, jnp.zeros((1, *observation_shape), jnp.float32))["params"]
+    return network.init(key, jnp.zeros((1, *observation_shape), jnp.float32), aux=True)["params"]
 
 
 def apply(network: PolicyValueNet, params, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
     """(logits float32[B, A], value float32[B]) for observations float32[B, n, n, C]."""
     return network.apply({"params": params}, obs)
+
+
+def apply_aux(network: PolicyValueNet, params, obs: jax.Array):
+    """(logits, value, {"reply": float32[B, A], "ownership": float32[B, n * n]}) with the
+    auxiliary heads the network has."""
+    return network.apply({"params": params}, obs, aux=True)
+
+
+# Name prefixes of the auxiliary heads' layers: what play and export leave out.
+AUX_LAYERS = ("reply_", "ownership_")
+
+
+def without_aux(params) -> dict:
+    """The parameters of the policy and value alone (the network as play and export use it)."""
+    return {name: layer for name, layer in params.items() if not name.startswith(AUX_LAYERS)}

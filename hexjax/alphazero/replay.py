@@ -23,11 +23,27 @@ class ReplayBuffer:
     size: chex.Array  # int32 rows filled (<= C)
     cursor: chex.Array  # int32 next row to write
     added: chex.Array  # int32 rows ever added (wraps past 2**31 only after years)
+    # The auxiliary targets, where the network has those heads (selfplay.Trajectory's): the
+    # opponent's reply policy float32[C, A] and the cells' final owners int8[C, n * n].
+    reply: chex.Array | None = None
+    ownership: chex.Array | None = None
 
 
-def init_buffer(game: Game, capacity: int) -> ReplayBuffer:
+@chex.dataclass(frozen=True)
+class Minibatch:
+    obs: chex.Array  # float32[M, *observation_shape]
+    policy: chex.Array  # float32[M, A]
+    value: chex.Array  # float32[M]
+    reply: chex.Array | None = None  # float32[M, A]
+    ownership: chex.Array | None = None  # float32[M, n * n]
+
+
+def init_buffer(
+    game: Game, capacity: int, reply: bool = False, ownership: bool = False
+) -> ReplayBuffer:
     if capacity < 1:
         raise ValueError(f"replay capacity must be at least 1, got {capacity}")
+    cells = game.size * game.size
     return ReplayBuffer(
         obs=jnp.zeros((capacity, *game.observation_shape), jnp.uint8),
         policy=jnp.zeros((capacity, game.num_actions), jnp.float32),
@@ -35,41 +51,63 @@ def init_buffer(game: Game, capacity: int) -> ReplayBuffer:
         size=jnp.int32(0),
         cursor=jnp.int32(0),
         added=jnp.int32(0),
+        reply=jnp.zeros((capacity, game.num_actions), jnp.float32) if reply else None,
+        ownership=jnp.zeros((capacity, cells), jnp.int8) if ownership else None,
     )
 
 
-def add(buffer: ReplayBuffer, obs, policy, value, valid) -> ReplayBuffer:
+def add(buffer: ReplayBuffer, obs, policy, value, valid, reply=None, ownership=None):
     """Append the rows where `valid` (bool[M]) holds, in order. obs: [M, ...], policy: [M, A],
-    value: [M]. Rows are packed with one prefix sum, so M may be much larger than the number
-    added; if more than the capacity are added at once, the last `capacity` rows win."""
+    value: [M]; `reply` [M, A] and `ownership` [M, n * n] where the buffer keeps them. Rows are
+    packed with one prefix sum, so M may be much larger than the number added; if more than the
+    capacity are added at once, the last `capacity` rows win."""
     capacity = buffer.value.shape[0]
     count = valid.sum(dtype=jnp.int32)
     rank = jnp.cumsum(valid, dtype=jnp.int32) - 1  # position among the valid rows
     keep = valid & (rank >= count - capacity)
     index = jnp.where(keep, (buffer.cursor + rank) % capacity, capacity)  # capacity: dropped
+
+    def put(column, rows):
+        return None if column is None else column.at[index].set(rows, mode="drop")
+
     return buffer.replace(
-        obs=buffer.obs.at[index].set(obs.astype(jnp.uint8), mode="drop"),
-        policy=buffer.policy.at[index].set(policy, mode="drop"),
-        value=buffer.value.at[index].set(value, mode="drop"),
+        obs=put(buffer.obs, obs.astype(jnp.uint8)),
+        policy=put(buffer.policy, policy),
+        value=put(buffer.value, value),
         size=jnp.minimum(buffer.size + count, capacity),
         cursor=(buffer.cursor + count) % capacity,
         added=buffer.added + count,
+        reply=put(buffer.reply, reply),
+        ownership=put(buffer.ownership, ownership),
     )
 
 
-def sample(buffer: ReplayBuffer, key: jax.Array, batch: int, game: Game):
-    """(obs float32[batch, ...], policy float32[batch, A], value float32[batch]) drawn uniformly
-    from the filled rows, each under a random symmetry of the game. The buffer must hold at
-    least one row (the trainer waits until it does)."""
+def sample(buffer: ReplayBuffer, key: jax.Array, batch: int, game: Game) -> Minibatch:
+    """`batch` rows drawn uniformly from the filled ones, each under a random symmetry of the
+    game. The buffer must hold at least one row (the trainer waits until it does)."""
     row_key, symmetry_key = jax.random.split(key)
     rows = jax.random.randint(row_key, (batch,), 0, jnp.maximum(buffer.size, 1))
-    obs = buffer.obs[rows].astype(jnp.float32)
-    policy, value = buffer.policy[rows], buffer.value[rows]
     symmetries = game.symmetries
     choice = jax.random.randint(symmetry_key, (batch,), 0, len(symmetries))
+    pick = jnp.arange(batch)
     # All images, then pick one per row: a few extra copies of a minibatch, no gathers per row.
+    obs = buffer.obs[rows].astype(jnp.float32)
     obs_images = jnp.stack([s.observation_fn(obs) for s in symmetries])
     inverse = np.stack([np.argsort(s.action_map) for s in symmetries])  # [S, A]
-    policy_images = jnp.stack([policy[:, inv] for inv in inverse])
-    pick = jnp.arange(batch)
-    return obs_images[choice, pick], policy_images[choice, pick], value
+
+    def moved(column, order):  # a per-action (or per-cell) column under each row's symmetry
+        if column is None:
+            return None
+        values = column[rows].astype(jnp.float32)
+        return jnp.stack([values[:, inv] for inv in order])[choice, pick]
+
+    # A symmetry maps cells to cells, so the first n * n entries of its action map are the
+    # cells' own map.
+    cells = game.size * game.size
+    return Minibatch(
+        obs=obs_images[choice, pick],
+        policy=moved(buffer.policy, inverse),
+        value=buffer.value[rows],
+        reply=moved(buffer.reply, inverse),
+        ownership=moved(buffer.ownership, inverse[:, :cells]),
+    )

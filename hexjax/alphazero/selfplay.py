@@ -44,6 +44,14 @@ class Trajectory:
     # float32[T, B] the search's root value, mover's view; None where the value targets do not
     # use it (`root_value_share` 0: the layout of runs that never did).
     root_value: chex.Array | None = None
+    # int8[T, B, n, n] the board the game ended on, where `done`; None unless ownership targets
+    # are trained (the network's ownership head).
+    final_board: chex.Array | None = None
+    # The auxiliary targets, only in `settle`'s finished rows: the opponent's reply policy
+    # (float32[.., A], zeros where none: the game's last move, or a cheap search's reply) and
+    # each cell's final owner from the mover's view (int8[.., n * n]: 1 own, -1 the opponent's).
+    reply: chex.Array | None = None
+    ownership: chex.Array | None = None
 
 
 @chex.dataclass(frozen=True)
@@ -53,7 +61,10 @@ class SelfPlayState:
     plies: chex.Array  # int32[B] plies searched in each game in flight (drives temperature)
 
 
-def empty_trajectory(game: Game, length: int, batch: int, root_values: bool = False):
+def empty_trajectory(
+    game: Game, length: int, batch: int, root_values: bool = False, final_boards: bool = False
+):
+    n = game.size
     return Trajectory(
         obs=jnp.zeros((length, batch, *game.observation_shape), jnp.uint8),
         policy=jnp.zeros((length, batch, game.num_actions), jnp.float32),
@@ -62,6 +73,7 @@ def empty_trajectory(game: Game, length: int, batch: int, root_values: bool = Fa
         done=jnp.zeros((length, batch), jnp.bool_),
         outcome=jnp.zeros((length, batch, 2), jnp.float32),
         root_value=jnp.zeros((length, batch), jnp.float32) if root_values else None,
+        final_board=jnp.zeros((length, batch, n, n), jnp.int8) if final_boards else None,
     )
 
 
@@ -93,11 +105,12 @@ def new_games(game: Game, key: jax.Array, batch: int, opening_plies: int = 0) ->
 
 
 def init_selfplay(game: Game, key: jax.Array, batch: int, opening_plies: int = 0,
-                  root_values: bool = False) -> SelfPlayState:  # fmt: skip
-    """`batch` games in flight; `root_values`: their positions keep the search's root value."""
+                  root_values: bool = False, final_boards: bool = False):  # fmt: skip
+    """`batch` games in flight; `root_values`: their positions keep the search's root value;
+    `final_boards`: their games' last boards (for ownership targets)."""
     return SelfPlayState(
         games=new_games(game, key, batch, opening_plies),
-        pending=empty_trajectory(game, game.max_plies, batch, root_values),
+        pending=empty_trajectory(game, game.max_plies, batch, root_values, final_boards),
         plies=jnp.zeros(batch, jnp.int32),
     )
 
@@ -131,6 +144,9 @@ def play(game: Game, search, params, key, state: SelfPlayState, plies: int, open
             done=done,
             outcome=jnp.where(done[:, None], nxt.rewards, 0.0),
             root_value=None if state.pending.root_value is None else result.value,
+            final_board=None
+            if state.pending.final_board is None
+            else jnp.where(done[:, None, None], nxt.board, 0).astype(jnp.int8),
         )
         first_move = jnp.where(count == 0, result.action, -1)
         games = reset_finished(game, reset_key, nxt, opening_plies)
@@ -177,26 +193,55 @@ def value_targets(
     return value, finished
 
 
+def reply_targets(sequence: Trajectory) -> jax.Array:
+    """float32[T, B, A]: each position's next position's policy (the opponent's reply, searched
+    from there), zeros after the game's last move and in the sequence's last row."""
+    following = jnp.concatenate([sequence.policy[1:], jnp.zeros_like(sequence.policy[:1])])
+    valid = jnp.concatenate([sequence.valid[1:], jnp.zeros_like(sequence.valid[:1])])
+    return jnp.where((valid & ~sequence.done)[..., None], following, 0.0)
+
+
+def ownership_targets(sequence: Trajectory) -> jax.Array:
+    """int8[T, B, n * n]: each cell of the board its game ended on, from the position's mover's
+    view (1 the mover's stone, -1 the opponent's, 0 empty); zeros where the game goes on past
+    the sequence."""
+
+    def back(board, row):
+        board = jnp.where(row.done[:, None, None], row.final_board, board)
+        mover = row.mover[:, None, None].astype(jnp.int8)
+        owner = jnp.where(board == mover + 1, 1, jnp.where(board == 2 - mover, -1, 0))
+        return board, owner.astype(jnp.int8).reshape(board.shape[0], -1)
+
+    start = jnp.zeros_like(sequence.final_board[0])
+    return jax.lax.scan(back, start, sequence, reverse=True)[1]
+
+
 def settle(
     state: SelfPlayState,
     trajectory: Trajectory,
     discount: float = 1.0,
     draw_value: float = 0.0,
     root_share: float = 0.0,
+    replies: bool = False,
 ):
     """Join the pending rows with a new trajectory: (new state, finished rows flat).
 
     Returns the state with its pending buffer replaced and the finished positions as a flat
     Trajectory [(P + T) * B] plus their value targets and a `ready` mask: the caller adds the
     `ready` rows to the replay buffer; `discount`, `draw_value` and `root_share` as in
-    `value_targets`."""
+    `value_targets`. The flat rows carry reply targets if `replies`, ownership targets if the
+    trajectories hold final boards."""
     pending_length = state.pending.mover.shape[0]
     sequence = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), state.pending, trajectory)
     value, finished = value_targets(sequence, discount, draw_value, root_share)
     # The open game of each slot started after its last `done`, so it lies in the last P rows.
     tail = jax.tree.map(lambda x: x[-pending_length:], sequence)
     pending = tail.replace(valid=tail.valid & ~finished[-pending_length:])
-    flat = jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), sequence)
+    targets = sequence.replace(
+        reply=reply_targets(sequence) if replies else None,
+        ownership=None if sequence.final_board is None else ownership_targets(sequence),
+    )
+    flat = jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), targets)
     return state.replace(pending=pending), flat, value.reshape(-1), finished.reshape(-1)
 
 

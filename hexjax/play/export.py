@@ -10,6 +10,7 @@ computes in float32 whatever the run trained with, so any runtime gets the same 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pathlib
 
@@ -34,11 +35,9 @@ class ExportError(ValueError):
 def forward(config: TrainConfig, params):
     """obs float32[B, n, n, C] -> (logits float32[B, A], value float32[B]), float32 compute."""
     game = config.game.make()
-    net_config = config.network
-    if net_config.compute_dtype != "float32":
-        net_config = type(net_config)(net_config.preset, net_config.channels, net_config.blocks)
+    net_config = dataclasses.replace(config.network, compute_dtype="float32")
     net = network_lib.make_network(net_config, game.num_actions)
-    params = jax.tree.map(jnp.asarray, params)
+    params = jax.tree.map(jnp.asarray, network_lib.without_aux(params))
 
     def apply(obs):
         return network_lib.apply(net, params, obs)
@@ -86,7 +85,10 @@ def to_onnx(config: TrainConfig, params) -> bytes:
 
     game = config.game.make()
     model = _onnx.policy_value_model(
-        params, game.observation_shape, game.num_actions, name="hexjax_policy_value"
+        network_lib.without_aux(params),
+        game.observation_shape,
+        game.num_actions,
+        name="hexjax_policy_value",
     )
     return model.SerializeToString()
 

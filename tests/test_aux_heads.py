@@ -1,0 +1,108 @@
+"""The auxiliary heads (the opponent's reply policy, the cells' final owners): their targets
+from a scripted game, checked against the moves by hand; the heads' shapes; the iteration that
+trains them; play and export that leave them out."""
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from support.configs import tiny_config
+from test_alphazero_selfplay import SCRIPT, scripted_search
+
+import hexjax
+from hexjax.alphazero import network as network_lib
+from hexjax.alphazero import selfplay
+from hexjax.alphazero.iteration import make_iteration
+from hexjax.games import GameConfig
+from hexjax.play import export
+
+AUX = network_lib.NetworkConfig("tiny", reply_head=True, ownership_head=True)
+
+
+def test_targets_of_a_scripted_game_across_two_iterations():
+    """Hex 3x3, Black a1 a2 a3 against White b1 b2, over two iterations: each position's reply
+    target is the next move's policy (none after the last move), and its ownership target the
+    final board from its mover's view."""
+    game = hexjax.make("hex", size=3)
+    search = scripted_search(game, SCRIPT)
+    state = selfplay.init_selfplay(game, jax.random.key(0), batch=2, final_boards=True)
+    for key in (1, 2):
+        state, trajectory, _ = selfplay.play(game, search, None, jax.random.key(key), state, 3)
+        state, rows, _, ready = selfplay.settle(state, trajectory, replies=True)
+    ready = np.asarray(ready)
+    assert ready.sum() == 2 * 5
+    moves = game.parse_moves(SCRIPT)
+    replies = np.asarray(rows.reply)[ready].reshape(5, 2, -1)[:, 0]
+    for ply in range(4):
+        np.testing.assert_array_equal(replies[ply], np.eye(game.num_actions)[moves[ply + 1]])
+    np.testing.assert_array_equal(replies[4], 0)
+    final = np.zeros(9, np.int8)  # 1 Black's stone, 2 White's
+    for ply, move in enumerate(moves):
+        final[move] = 1 + ply % 2
+    owners = np.asarray(rows.ownership)[ready].reshape(5, 2, -1)[:, 0]
+    for ply in range(5):
+        mover = ply % 2
+        want = np.where(final == mover + 1, 1, np.where(final == 2 - mover, -1, 0))
+        np.testing.assert_array_equal(owners[ply], want)
+
+
+def test_without_the_heads_no_target_is_kept():
+    game = hexjax.make("hex", size=3)
+    state = selfplay.init_selfplay(game, jax.random.key(0), batch=2)
+    state, trajectory, _ = selfplay.play(
+        game, scripted_search(game, SCRIPT), None, jax.random.key(1), state, 5
+    )
+    _, rows, _, _ = selfplay.settle(state, trajectory)
+    assert rows.reply is None and rows.ownership is None and rows.final_board is None
+
+
+@pytest.mark.parametrize("head", ["dense", "pooled"])
+def test_the_heads_score_every_action_and_every_cell(head):
+    game = hexjax.make("hex", size=5, swap=True)
+    net = network_lib.make_network(
+        network_lib.NetworkConfig("tiny", head=head, reply_head=True, ownership_head=True),
+        game.num_actions,
+    )
+    params = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
+    obs = jnp.zeros((3, *game.observation_shape))
+    logits, value, aux = network_lib.apply_aux(net, params, obs)
+    assert aux["reply"].shape == logits.shape == (3, 26)
+    assert aux["ownership"].shape == (3, 25) and (np.abs(np.asarray(aux["ownership"])) <= 1).all()
+    # Play uses the policy and value alone, the same with or without the heads' layers.
+    plain_logits, plain_value = network_lib.apply(net, network_lib.without_aux(params), obs)
+    np.testing.assert_array_equal(plain_logits, logits)
+    np.testing.assert_array_equal(plain_value, value)
+
+
+def test_the_iteration_trains_the_heads_and_compiles_once():
+    config = tiny_config(network=AUX, full_search_share=0.5)
+    init, iteration = make_iteration(config)
+    chex.clear_trace_counter()
+    iteration = jax.jit(chex.assert_max_traces(iteration, n=1))
+    state = init(jax.random.key(0))
+    for i in range(5):
+        state, metrics = iteration(state, jax.random.key(i + 1))
+    metrics = jax.device_get(metrics)
+    assert metrics["reply_loss"] > 0 and 0 < metrics["ownership_loss"] < 4
+    size = int(state.replay.size)
+    assert size > 16 and int(state.updates) > 0
+    owners = np.asarray(state.replay.ownership)[:size]
+    assert set(np.unique(owners)) <= {-1, 0, 1} and (owners != 0).any(axis=1).all()
+    replies = np.asarray(state.replay.reply)[:size].sum(axis=1)
+    assert np.allclose(replies[replies > 0.5], 1.0) and (replies < 0.5).any()
+
+
+def test_export_leaves_the_heads_out():
+    game_config = GameConfig("gomoku", 7)
+    game = game_config.make()
+    config = tiny_config(game=game_config, network=AUX)
+    net = network_lib.make_network(AUX, game.num_actions)
+    params = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
+    onnxruntime = pytest.importorskip("onnxruntime")
+    session = onnxruntime.InferenceSession(export.to_onnx(config, params))
+    obs = np.random.default_rng(0).integers(0, 2, (4, *game.observation_shape)).astype(np.float32)
+    logits, values = session.run(None, {"observations": obs})
+    want_logits, want_values = network_lib.apply(net, params, obs)
+    np.testing.assert_allclose(logits, want_logits, atol=1e-5, rtol=1e-5)
+    np.testing.assert_allclose(values, want_values, atol=1e-5, rtol=1e-5)
