@@ -97,3 +97,45 @@ def test_capped_self_play_trains_and_compiles_once():
 def test_playout_caps_that_cannot_run_are_refused(options, message):
     with pytest.raises(ValueError, match=message):
         tiny_config(**options)
+
+
+def test_a_simulation_schedule_runs_each_stage_s_own_search():
+    """With "0:2,3:4" the iteration from iteration 0 is the 2-simulation config's, and from
+    iteration 3 on the 4-simulation config's, on the same state and key (one compiled program
+    switching between them)."""
+    scheduled = tiny_config(simulation_schedule="0:2,3:4")
+    init, iteration = make_iteration(scheduled)
+    chex.clear_trace_counter()
+    iteration = jax.jit(chex.assert_max_traces(iteration, n=1))
+    state = init(jax.random.key(0))
+    for count, at in ((2, 0), (4, 3)):
+        fixed = tiny_config(search=SearchConfig(num_simulations=count, max_considered_actions=4))
+        fixed_iteration = jax.jit(make_iteration(fixed)[1])
+        start = state.replace(iteration=jnp.int32(at))
+        got, _ = iteration(start, jax.random.key(7))
+        want, _ = fixed_iteration(start, jax.random.key(7))
+        chex.assert_trees_all_close(got, want)
+        # The other count's iteration differs: the comparison can tell the stages apart.
+        other = tiny_config(
+            search=SearchConfig(num_simulations=6 - count, max_considered_actions=4)
+        )
+        unlike, _ = jax.jit(make_iteration(other)[1])(start, jax.random.key(7))
+        same = jax.tree.map(lambda a, b: np.array_equal(np.asarray(a), np.asarray(b)), got, unlike)
+        assert not all(jax.tree.leaves(same))
+
+
+@pytest.mark.parametrize("schedule", ["8", "0:8,", "4:8", "0:8,0:16", "0:8,10:0", "0:8,x:16"])
+def test_malformed_schedules_are_refused(schedule):
+    with pytest.raises(ValueError, match="simulation_schedule"):
+        tiny_config(simulation_schedule=schedule)
+
+
+def test_simulations_per_position_mixes_the_full_and_cheap_searches():
+    config = tiny_config(
+        search=SearchConfig(num_simulations=32),
+        full_search_share=0.25,
+        cheap_simulations=8,
+        simulation_schedule="0:16,100:32",
+    )
+    assert config.simulation_stages == ((0, 16), (100, 32))
+    assert config.simulations_per_position == 0.25 * 32 + 0.75 * 8

@@ -50,6 +50,11 @@ class TrainConfig:
     # a cheap one of `cheap_simulations`, played and value-trained but not policy-trained.
     full_search_share: float = 1.0
     cheap_simulations: int = 8
+    # Simulations that grow over training, "ITERATION:SIMULATIONS,...", e.g. "0:8,400:16,800:32"
+    # (from iteration 400 on, 16): early networks gain little from a deep search of their own
+    # guesses. Empty: `search.num_simulations` throughout. Every stage compiles with the
+    # iteration; each iteration runs only its own.
+    simulation_schedule: str = ""
 
     # What runs stored before a field existed ran with (config_io.from_dict reads them).
     STORED_BEFORE: ClassVar[dict] = {"opening_plies": 0}
@@ -74,6 +79,39 @@ class TrainConfig:
                 raise ValueError(
                     f"cheap_simulations must be at least 1, got {self.cheap_simulations}"
                 )
+
+        self.simulation_stages  # noqa: B018 (parses the schedule: a bad one fails here)
+
+    @property
+    def simulation_stages(self) -> tuple[tuple[int, int], ...]:
+        """((first iteration, simulations), ...) of `simulation_schedule`, from iteration 0."""
+        if not self.simulation_schedule:
+            return ((0, self.search.num_simulations),)
+        stages = []
+        for part in self.simulation_schedule.split(","):
+            start, sep, count = part.strip().partition(":")
+            if not (sep and start.isdigit() and count.isdigit() and int(count) >= 1):
+                raise ValueError(
+                    "simulation_schedule must be ITERATION:SIMULATIONS pairs separated by "
+                    f"commas, e.g. 0:8,400:16, got {self.simulation_schedule!r}"
+                )
+            stages.append((int(start), int(count)))
+        starts = [start for start, _ in stages]
+        if starts[0] != 0 or starts != sorted(set(starts)):
+            raise ValueError(
+                "simulation_schedule's iterations must start at 0 and increase, got "
+                f"{self.simulation_schedule!r}"
+            )
+        return tuple(stages)
+
+    @property
+    def simulations_per_position(self) -> float:
+        """Simulations an average self-play position gets at the schedule's last stage (with
+        playout caps, the full and cheap searches' mix)."""
+        full = self.simulation_stages[-1][1]
+        if not self.capped:
+            return float(full)
+        return self.full_search_share * full + (1 - self.full_search_share) * self.cheap_simulations
 
     @property
     def capped(self) -> bool:
@@ -210,12 +248,8 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         sharding.check_sizes(config, SPLIT_SIZES, mesh)
     net = network_lib.make_network(config.network, game.num_actions)
     optimizer = config.optimizer.make()
-    if config.capped:
-        search = search_lib.make_capped_search(
-            game, net, config.search, config.full_search_share, config.cheap_simulations
-        )
-    else:
-        search = search_lib.make_search(game, net, config.search)
+    plays = [_self_play(config, game, net, count) for _, count in config.simulation_stages]
+    starts = jnp.asarray([start for start, _ in config.simulation_stages], jnp.int32)
     batch_size = config.optimizer.batch_size
     train_step = make_train_step(net, optimizer, some_without_policy=config.capped)
 
@@ -241,16 +275,14 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
 
     def iteration(state: TrainState, key: jax.Array):
         play_key, train_key = jax.random.split(key)
-        # SELF-PLAY
-        games, trajectory, first_moves = selfplay.play(
-            game,
-            search,
-            state.params,
-            play_key,
-            state.selfplay,
-            config.plies_per_iteration,
-            config.opening_plies,
-        )
+        # SELF-PLAY, at the simulation stage the iteration count has reached
+        if len(plays) == 1:
+            games, trajectory, first_moves = plays[0](state.params, play_key, state.selfplay)
+        else:
+            stage = jnp.sum(state.iteration >= starts) - 1
+            games, trajectory, first_moves = jax.lax.switch(
+                stage, plays, state.params, play_key, state.selfplay
+            )
         games, rows, value, ready = selfplay.settle(
             games, trajectory, config.search.discount, config.search.draw_value,
             config.root_value_share, replies=config.network.reply_head,
@@ -281,6 +313,25 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         return new_state, metrics
 
     return init, iteration
+
+
+def _self_play(config: TrainConfig, game: Game, net, simulations: int):
+    """play(params, key, selfplay state) -> selfplay.play's result, searching with
+    `simulations` (the full search's, with playout caps)."""
+    search_config = dataclasses.replace(config.search, num_simulations=simulations)
+    if config.capped:
+        search = search_lib.make_capped_search(
+            game, net, search_config, config.full_search_share, config.cheap_simulations
+        )
+    else:
+        search = search_lib.make_search(game, net, search_config)
+
+    def play(params, key, state):
+        return selfplay.play(
+            game, search, params, key, state, config.plies_per_iteration, config.opening_plies
+        )
+
+    return play
 
 
 def _make_init(game: Game, net, optimizer, config: TrainConfig):
