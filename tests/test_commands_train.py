@@ -1,5 +1,6 @@
 """experiments/train.py: flags from the typed config, clear errors for bad input."""
 
+import argparse
 import json
 import pathlib
 import signal
@@ -9,6 +10,8 @@ import time
 
 import pytest
 
+from hexjax.alphazero.iteration import TrainConfig
+from hexjax.alphazero.network import NetworkConfig
 from hexjax.commands import train as train_command
 from hexjax.training import algorithms, config_io, restore
 from hexjax.training.run_dir import RunDir
@@ -279,3 +282,23 @@ def test_a_damaged_config_json_is_named_not_taken_for_another_trainers_run(tmp_p
         load_cli().parse(["--workdir", str(tmp_path), "--resume"])
     assert "not alphazero's" not in str(caught.value)
     assert (tmp_path / "config.json").read_text() == '{"game": {"name": "hex", '  # kept as it was
+
+
+def test_configs_stored_by_older_versions_read_in_today_s_words():
+    """Before `channels` and `blocks` could be None, configs said 0 and -1 for "the preset's",
+    and the accelerator's network preset was "large": such a config reads back as the same
+    network, and is written back in the new words."""
+    stored = config_io.to_dict(TrainConfig())
+    stored["network"].update(preset="large", channels=0, blocks=-1)
+    config = config_io.from_dict(TrainConfig, stored)
+    assert config.network == NetworkConfig(preset="accelerator")
+    assert config.network.shape == (128, 10)
+    assert config_io.to_dict(config)["network"]["channels"] is None
+    stored["network"].update(preset="cpu", channels=64, blocks=3)
+    assert config_io.from_dict(TrainConfig, stored).network.shape == (64, 3)
+    parser = argparse.ArgumentParser()
+    config_io.add_flags(parser, TrainConfig)
+    args = parser.parse_args(["--network.channels", "48"])
+    assert config_io.overrides_from_args(args, TrainConfig) == {"network.channels": 48}
+    with pytest.raises(ValueError, match="channels must be at least 1"):
+        NetworkConfig(channels=0)

@@ -134,7 +134,7 @@ PRESETS = {
     "cpu": TrainConfig(),
     # A GPU or TPU: many more games in flight, a bigger network in bfloat16.
     "accelerator": TrainConfig(
-        network=network_lib.NetworkConfig(preset="large", compute_dtype="bfloat16"),
+        network=network_lib.NetworkConfig(preset="accelerator", compute_dtype="bfloat16"),
         search=search_lib.SearchConfig(num_simulations=64, max_considered_actions=16),
         optimizer=OptimizerConfig(batch_size=1024, steps_per_iteration=16),
         selfplay_games=2048,

@@ -34,10 +34,10 @@ import jax
 import jax.numpy as jnp
 
 PRESETS = {
-    # name: (channels, blocks)
+    # name (the training presets' names): (channels, blocks)
     "tiny": (8, 1),  # tests: compiles and runs in seconds
     "cpu": (32, 2),  # laptop CPU
-    "large": (128, 10),  # GPU / TPU
+    "accelerator": (128, 10),  # GPU / TPU
 }
 HEADS = ("dense", "pooled")
 
@@ -47,8 +47,8 @@ class NetworkConfig:
     """The network's shape. `preset` names a (channels, blocks) pair; explicit values win."""
 
     preset: str = "cpu"
-    channels: int = 0  # 0: from the preset
-    blocks: int = -1  # -1: from the preset
+    channels: int | None = None  # None: the preset's
+    blocks: int | None = None  # None: the preset's
     compute_dtype: Literal["float32", "bfloat16"] = "float32"  # bfloat16 for accelerators
     head: Literal["dense", "pooled"] = "dense"  # pooled: the same parameters fit every size
     # Global pooling in every residual block (KataGo): the first convolution's features pooled
@@ -71,13 +71,32 @@ class NetworkConfig:
             )
         if self.head not in HEADS:
             raise ValueError(f"network head must be one of {', '.join(HEADS)}, got {self.head!r}")
-        if self.channels < 0 or self.blocks < -1:
-            raise ValueError("channels and blocks must not be negative")
+        if (self.channels is not None and self.channels < 1) or (
+            self.blocks is not None and self.blocks < 0
+        ):
+            raise ValueError("channels must be at least 1 and blocks at least 0")
+
+    @classmethod
+    def from_stored(cls, data: dict) -> dict:
+        """A stored config's fields as this version names them: configs written before
+        `channels` and `blocks` could be None said 0 and -1 for "the preset's", and the
+        accelerator preset was called "large"."""
+        data = dict(data)
+        if data.get("channels") == 0:
+            data["channels"] = None
+        if data.get("blocks") == -1:
+            data["blocks"] = None
+        if data.get("preset") == "large":
+            data["preset"] = "accelerator"
+        return data
 
     @property
     def shape(self) -> tuple[int, int]:
         channels, blocks = PRESETS[self.preset]
-        return (self.channels or channels, blocks if self.blocks < 0 else self.blocks)
+        return (
+            channels if self.channels is None else self.channels,
+            blocks if self.blocks is None else self.blocks,
+        )
 
 
 class _ResidualBlock(nn.Module):

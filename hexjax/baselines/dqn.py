@@ -110,7 +110,7 @@ PRESETS = {
     ),
     "cpu": DQNConfig(),
     "accelerator": DQNConfig(
-        network=NetworkConfig(preset="large", compute_dtype="bfloat16"),
+        network=NetworkConfig(preset="accelerator", compute_dtype="bfloat16"),
         optimizer=OptimizerConfig(learning_rate=1e-3, batch_size=1024, steps_per_iteration=16),
         selfplay_games=2048,
         plies_per_iteration=8,

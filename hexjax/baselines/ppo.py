@@ -84,7 +84,7 @@ PRESETS = {
     ),
     "cpu": PPOConfig(),
     "accelerator": PPOConfig(
-        network=NetworkConfig(preset="large", compute_dtype="bfloat16"),
+        network=NetworkConfig(preset="accelerator", compute_dtype="bfloat16"),
         optimizer=OptimizerConfig(learning_rate=3e-4, batch_size=4096, steps_per_iteration=0),
         selfplay_games=4096,
         plies_per_iteration=16,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import types
 import typing
 
 
@@ -33,6 +34,9 @@ def _parse_bool(text: str) -> bool:
 
 
 def _scalar_type(kind):
+    optional = [arg for arg in typing.get_args(kind) if arg is not type(None)]
+    if typing.get_origin(kind) in (typing.Union, types.UnionType) and len(optional) == 1:
+        kind = optional[0]  # `int | None`: the flag gives an int
     if kind is bool:
         return _parse_bool
     if typing.get_origin(kind) is typing.Literal:
@@ -102,7 +106,9 @@ def to_dict(config) -> dict:
 def from_dict(config_type, data: dict):
     """Rebuild a config tree from `to_dict` output (unknown keys are an error). A field missing
     from `data` takes the value the config type names in `STORED_BEFORE` (what a config written
-    before the field existed ran with), else its default."""
+    before the field existed ran with), else its default; a type's `from_stored(data)`, if it
+    has one, first renames what older versions wrote."""
+    data = getattr(config_type, "from_stored", lambda stored: stored)(data)
     hints = typing.get_type_hints(config_type)
     known = {f.name for f in dataclasses.fields(config_type)}
     unknown = set(data) - known
