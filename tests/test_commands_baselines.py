@@ -45,7 +45,7 @@ def test_flags_reach_the_baseline_configs():
         (algorithms.DQN, ["--replay_capacity", "1000"], "must be a multiple of selfplay_games"),
         (algorithms.DQN, ["--opponent", "league"], "invalid choice: 'league'"),
         (algorithms.DQN, ["--simulations", "8"], "unrecognized arguments: --simulations"),
-        (algorithms.PPO, ["--optimizer.steps_per_iteration", "3"], "leave optimizer.steps_per"),
+        (algorithms.PPO, ["--steps_per_iteration", "3"], "unrecognized arguments: --steps_per"),
         (algorithms.PPO, ["--optimizer.batch_size", "500"], "must be a multiple of optimizer"),
     ],
 )

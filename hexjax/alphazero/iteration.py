@@ -23,7 +23,7 @@ from hexjax.alphazero import network as network_lib
 from hexjax.alphazero import replay as replay_lib
 from hexjax.alphazero import search as search_lib
 from hexjax.alphazero import selfplay
-from hexjax.alphazero.optimizer import OptimizerConfig, scan_steps
+from hexjax.alphazero.optimizer import OptimizerConfig, lift_steps, scan_steps
 from hexjax.games import Game, GameConfig, tree_where
 
 
@@ -35,6 +35,7 @@ class TrainConfig:
     optimizer: OptimizerConfig = OptimizerConfig()
     selfplay_games: int = 256
     plies_per_iteration: int = 4
+    steps_per_iteration: int = 8  # optimizer steps on replayed minibatches per iteration
     # Each new self-play game first plays k ~ U{0..opening_plies} uniformly random plies
     # (unrecorded), so both colours' won and lost positions keep reaching the replay.
     opening_plies: int = 2
@@ -58,10 +59,15 @@ class TrainConfig:
 
     # What runs stored before a field existed ran with (config_io.from_dict reads them).
     STORED_BEFORE: ClassVar[dict] = {"opening_plies": 0}
+    from_stored = staticmethod(lift_steps)
 
     def __post_init__(self):
         if self.selfplay_games < 1 or self.plies_per_iteration < 1:
             raise ValueError("selfplay_games and plies_per_iteration must be at least 1")
+        if self.steps_per_iteration < 0:
+            raise ValueError(
+                f"steps_per_iteration must be at least 0, got {self.steps_per_iteration}"
+            )
         if self.opening_plies < 0:
             raise ValueError(f"opening_plies must be at least 0, got {self.opening_plies}")
         if not 0.0 <= self.root_value_share <= 1.0:
@@ -124,7 +130,8 @@ PRESETS = {
     "tiny": TrainConfig(
         network=network_lib.NetworkConfig(preset="tiny"),
         search=search_lib.SearchConfig(num_simulations=4, max_considered_actions=4),
-        optimizer=OptimizerConfig(batch_size=32, steps_per_iteration=2, warmup_steps=1),
+        optimizer=OptimizerConfig(batch_size=32, warmup_steps=1),
+        steps_per_iteration=2,
         selfplay_games=16,
         plies_per_iteration=4,
         replay_capacity=2_000,
@@ -136,7 +143,8 @@ PRESETS = {
     "accelerator": TrainConfig(
         network=network_lib.NetworkConfig(preset="accelerator", compute_dtype="bfloat16"),
         search=search_lib.SearchConfig(num_simulations=64, max_considered_actions=16),
-        optimizer=OptimizerConfig(batch_size=1024, steps_per_iteration=16),
+        optimizer=OptimizerConfig(batch_size=1024),
+        steps_per_iteration=16,
         selfplay_games=2048,
         plies_per_iteration=16,
         replay_capacity=1_000_000,
@@ -290,7 +298,7 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         buffer = replay_lib.add(state.replay, rows.obs, rows.policy, value, ready,
                                 reply=rows.reply, ownership=rows.ownership)  # fmt: skip
         # TRAINING
-        keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)
+        keys = jax.random.split(train_key, config.steps_per_iteration)
         carry = (state.params, state.opt_state, buffer, state.updates)
         (params, opt_state, buffer, updates), train_metrics = scan_steps(sgd_step, carry, keys)
         # METRICS: a finished game's positions are ready, one a ply

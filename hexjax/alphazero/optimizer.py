@@ -23,12 +23,11 @@ class OptimizerConfig:
     momentum: float = 0.9  # sgd only
     clip_norm: float = 1.0
     batch_size: int = 256
-    steps_per_iteration: int = 8
 
     def __post_init__(self):
         if self.name not in ("adamw", "sgd"):
             raise ValueError(f"optimizer must be adamw or sgd, got {self.name!r}")
-        if self.learning_rate <= 0 or self.batch_size < 1 or self.steps_per_iteration < 0:
+        if self.learning_rate <= 0 or self.batch_size < 1:
             raise ValueError("learning_rate and batch_size must be positive")
 
     def make(self) -> optax.GradientTransformation:
@@ -47,6 +46,16 @@ class OptimizerConfig:
             ),
         }
         return optax.chain(optax.clip_by_global_norm(self.clip_norm), cores[self.name]())
+
+
+def lift_steps(stored: dict) -> dict:
+    """A stored trainer config with `optimizer.steps_per_iteration` (where configs kept it
+    before it became the trainer's own field) moved up to `steps_per_iteration`."""
+    optimizer = dict(stored.get("optimizer", {}))
+    if "steps_per_iteration" not in optimizer:
+        return stored
+    steps = optimizer.pop("steps_per_iteration")
+    return {**stored, "optimizer": optimizer, "steps_per_iteration": steps}
 
 
 def scan_steps(step, carry, xs):

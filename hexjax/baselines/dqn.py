@@ -3,7 +3,7 @@
 `make_iteration(config, game)` returns `(init, iteration)` like the AlphaZero trainer. An
 iteration plays `plies_per_iteration` plies of `selfplay_games` games (both sides the learner,
 or the learner against a past self from a pool), writes every ply into a replay ring, and takes
-`optimizer.steps_per_iteration` optimizer steps on sampled minibatches.
+`steps_per_iteration` optimizer steps on sampled minibatches.
 
 - Q-network: the AlphaZero network (`hexjax.network`, same torso); Q(s, a) = tanh of its policy
   logits, so every Q-value lies in the range of the outcomes, [-1, 1]. The value head is unused.
@@ -40,7 +40,7 @@ import optax
 from hexjax import sharding
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.network import NetworkConfig
-from hexjax.alphazero.optimizer import OptimizerConfig, scan_steps
+from hexjax.alphazero.optimizer import OptimizerConfig, lift_steps, scan_steps
 from hexjax.alphazero.search import masked_logits
 from hexjax.baselines import common
 from hexjax.baselines.dqn_replay import (
@@ -60,6 +60,7 @@ class DQNConfig:
     optimizer: OptimizerConfig = OptimizerConfig(learning_rate=1e-3, warmup_steps=100)
     selfplay_games: int = 256
     plies_per_iteration: int = 4
+    steps_per_iteration: int = 8  # optimizer steps on sampled minibatches per iteration
     replay_capacity: int = 131_072  # plies; a multiple of selfplay_games
     min_replay: int = 4_096  # no training until the ring holds this many plies
     discount: float = 1.0  # per ply; zero-sum board games need none
@@ -95,11 +96,14 @@ class DQNConfig:
         if self.opponent not in ("self", "pool"):
             raise ValueError(f"opponent must be self or pool, got {self.opponent!r}")
 
+    from_stored = staticmethod(lift_steps)
+
 
 PRESETS = {
     "tiny": DQNConfig(
         network=NetworkConfig(preset="tiny"),
-        optimizer=OptimizerConfig(batch_size=32, steps_per_iteration=2, warmup_steps=1),
+        optimizer=OptimizerConfig(batch_size=32, warmup_steps=1),
+        steps_per_iteration=2,
         selfplay_games=16,
         replay_capacity=1_024,
         min_replay=64,
@@ -111,7 +115,8 @@ PRESETS = {
     "cpu": DQNConfig(),
     "accelerator": DQNConfig(
         network=NetworkConfig(preset="accelerator", compute_dtype="bfloat16"),
-        optimizer=OptimizerConfig(learning_rate=1e-3, batch_size=1024, steps_per_iteration=16),
+        optimizer=OptimizerConfig(learning_rate=1e-3, batch_size=1024),
+        steps_per_iteration=16,
         selfplay_games=2048,
         plies_per_iteration=8,
         replay_capacity=2048 * 512,
@@ -222,7 +227,7 @@ def make_iteration(config: DQNConfig, game: Game | None = None, mesh=None):
         )
         ring = write(state.replay, rows)
         # TRAINING
-        keys = jax.random.split(train_key, config.optimizer.steps_per_iteration)
+        keys = jax.random.split(train_key, config.steps_per_iteration)
         carry = (state.params, state.target_params, state.opt_state, ring, state.updates)
         (params, target_params, opt_state, ring, updates), train_metrics = scan_steps(
             sgd_step, carry, keys

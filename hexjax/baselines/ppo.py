@@ -30,7 +30,7 @@ import optax
 from hexjax import sharding
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.network import NetworkConfig
-from hexjax.alphazero.optimizer import OptimizerConfig, scan_steps
+from hexjax.alphazero.optimizer import OptimizerConfig, lift_steps, scan_steps
 from hexjax.alphazero.search import masked_logits
 from hexjax.baselines import common
 from hexjax.games import Game, GameConfig, State
@@ -40,9 +40,9 @@ from hexjax.games import Game, GameConfig, State
 class PPOConfig:
     game: GameConfig = GameConfig()
     network: NetworkConfig = NetworkConfig()
-    # batch_size is the minibatch; steps_per_iteration must stay 0 (PPO counts `epochs`).
+    # batch_size is the minibatch; the steps follow from it and `epochs`.
     optimizer: OptimizerConfig = OptimizerConfig(
-        learning_rate=1e-3, warmup_steps=50, batch_size=512, steps_per_iteration=0
+        learning_rate=1e-3, warmup_steps=50, batch_size=512
     )
     selfplay_games: int = 256
     plies_per_iteration: int = 8
@@ -63,21 +63,22 @@ class PPOConfig:
                 f"the rollout (selfplay_games x plies_per_iteration = {rollout}) must be a "
                 f"multiple of optimizer.batch_size ({self.optimizer.batch_size})"
             )
-        if self.optimizer.steps_per_iteration:
-            raise ValueError(
-                "PPO's optimizer steps per iteration follow from --epochs and the minibatch "
-                "size; leave optimizer.steps_per_iteration at 0"
-            )
         if not 0 < self.discount <= 1 or not 0 <= self.gae_lambda <= 1:
             raise ValueError("discount must be in (0, 1] and gae_lambda in [0, 1]")
         if self.clip_ratio <= 0:
             raise ValueError(f"clip_ratio must be positive, got {self.clip_ratio}")
 
+    @staticmethod
+    def from_stored(stored: dict) -> dict:
+        """Configs stored when the optimizer kept `steps_per_iteration` (always 0 for PPO)."""
+        stored = lift_steps(stored)
+        return {name: value for name, value in stored.items() if name != "steps_per_iteration"}
+
 
 PRESETS = {
     "tiny": PPOConfig(
         network=NetworkConfig(preset="tiny"),
-        optimizer=OptimizerConfig(batch_size=32, steps_per_iteration=0, warmup_steps=1),
+        optimizer=OptimizerConfig(batch_size=32, warmup_steps=1),
         selfplay_games=16,
         plies_per_iteration=4,
         epochs=2,
@@ -85,7 +86,7 @@ PRESETS = {
     "cpu": PPOConfig(),
     "accelerator": PPOConfig(
         network=NetworkConfig(preset="accelerator", compute_dtype="bfloat16"),
-        optimizer=OptimizerConfig(learning_rate=3e-4, batch_size=4096, steps_per_iteration=0),
+        optimizer=OptimizerConfig(learning_rate=3e-4, batch_size=4096),
         selfplay_games=4096,
         plies_per_iteration=16,
     ),

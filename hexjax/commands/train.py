@@ -214,7 +214,7 @@ def _schedule_over(config, iterations: int, given: dict):
     optimizer steps), so that a run budgeted by count ends at the schedule's low rate (measured
     in docs/experiments/network-size.md); unchanged where --optimizer.decay_steps was given or the
     trainer does not count optimizer steps per iteration (PPO)."""
-    steps = config.optimizer.steps_per_iteration
+    steps = getattr(config, "steps_per_iteration", 0)  # PPO's follow from its epochs
     if "optimizer.decay_steps" in given or steps < 1:
         return config
     return config_io.replace(config, {"optimizer.decay_steps": iterations * steps})

@@ -78,7 +78,7 @@ def plan(config: TrainConfig, mesh=None) -> Plan:
     evaluations = round(positions * (config.simulations_per_position + 1))
     forward = _forward_flops(config, game)
     optimizer = config.optimizer
-    training = TRAINING_FORWARDS * optimizer.batch_size * optimizer.steps_per_iteration
+    training = TRAINING_FORWARDS * optimizer.batch_size * config.steps_per_iteration
     return Plan(
         devices=1 if mesh is None else mesh.size,
         platform=jax.devices()[0].platform,
