@@ -5,6 +5,7 @@ import json
 import logging
 import pathlib
 
+import chex
 import jax
 import numpy as np
 import pytest
@@ -167,3 +168,35 @@ def test_failed_reads_drop_only_their_own_asyncio_reports(caplog):
     assert [record.getMessage() for record in caplog.records] == [
         "Exception in callback Handle._run()"
     ]
+
+
+@chex.dataclass(frozen=True)
+class _Before:
+    counts: jax.Array
+    inner: dict
+
+
+@chex.dataclass(frozen=True)
+class _After:  # _Before with an optional field added since, unused by this run (None)
+    counts: jax.Array
+    inner: dict
+    extra: jax.Array | None = None
+
+
+def test_a_checkpoint_from_before_an_optional_field_existed_restores(tmp_path):
+    """A state type that grew an optional field (None where unused) still reads the checkpoints
+    written before it, the field left None; a field the template needs but the checkpoint
+    lacks is still an error."""
+    before = _Before(counts=np.arange(3), inner={"a": np.ones(2, np.float32), "b": None})
+    writer = Checkpointer(tmp_path / "ckpt")
+    writer.save(7, before, jax.random.key(1), {"step": 7})
+    writer.close()
+    reader = Checkpointer(tmp_path / "ckpt", create=False)
+    template = _After(counts=np.zeros(3, np.int64), inner={"a": np.zeros(2, np.float32), "b": None})
+    restored = reader.restore(template, jax.random.key(0), 7)
+    assert isinstance(restored.state, _After) and restored.state.extra is None
+    np.testing.assert_array_equal(restored.state.counts, np.arange(3))
+    np.testing.assert_array_equal(restored.state.inner["a"], np.ones(2))
+    assert restored.state.inner["b"] is None and restored.meta == {"step": 7}
+    with pytest.raises(CheckpointError, match="step 7"):
+        reader.restore(template.replace(extra=np.zeros(2, np.float32)), jax.random.key(0), 7)

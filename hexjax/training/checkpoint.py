@@ -104,7 +104,7 @@ class Checkpointer:
         tree = {"state": state, "key": jax.random.key_data(key)}
         self._manager.save(
             step,
-            args=ocp.args.Composite(tree=ocp.args.StandardSave(tree), meta=ocp.args.JsonSave(meta)),
+            args=ocp.args.Composite(tree=ocp.args.PyTreeSave(tree), meta=ocp.args.JsonSave(meta)),
             force=True,
         )
         self._manager.wait_until_finished()
@@ -171,20 +171,40 @@ class Checkpointer:
         return restored
 
     def _restore_step(self, template_state, template_key: jax.Array, step: int) -> Restored:
-        template = {"state": template_state, "key": jax.random.key_data(template_key)}
+        # The template's arrays alone: a field that is None (an option the run does not use)
+        # holds nothing to read, and a checkpoint written before that field existed has no
+        # entry for it, which Orbax would call a mismatch. Every array must still be there.
+        arrays = _arrays_only({"state": template_state, "key": jax.random.key_data(template_key)})
+        tree_args = ocp.args.PyTreeRestore(
+            arrays,
+            restore_args=ocp.checkpoint_utils.construct_restore_args(arrays),
+            partial_restore=True,
+        )
         _quiet_failed_reads()
         try:
+            missing = _missing(arrays, self._stored_tree(step))
+            if missing:
+                raise ValueError(f"it holds no {', '.join(missing[:3])}")
             restored = self._manager.restore(
-                step,
-                args=ocp.args.Composite(
-                    tree=ocp.args.StandardRestore(template), meta=ocp.args.JsonRestore()
-                ),
+                step, args=ocp.args.Composite(tree=tree_args, meta=ocp.args.JsonRestore())
             )
         except Exception as error:  # Orbax raises many kinds; name the step for the user
             raise self._unreadable(step, error) from error
         tree, meta = restored["tree"], restored["meta"]
         key = jax.random.wrap_key_data(tree["key"])
-        return Restored(state=tree["state"], key=key, meta=dict(meta), step=step)
+        state = _refill(template_state, tree["state"])
+        return Restored(state=state, key=key, meta=dict(meta), step=step)
+
+    def _stored_tree(self, step: int) -> dict:
+        """The nested names of what step `step` holds (its arrays' metadata; None entries)."""
+        absl = logging.getLogger("absl")
+        level = absl.level
+        absl.setLevel(logging.ERROR)  # "no _CHECKPOINT_METADATA" for an item: expected
+        try:
+            metadata = ocp.PyTreeCheckpointer().metadata(self.directory / str(step) / "tree")
+        finally:
+            absl.setLevel(level)
+        return metadata.item_metadata.tree
 
     def set_aside(self, step: int, destination: pathlib.Path) -> pathlib.Path:
         """Move step `step`'s directory to `destination/<step>` (a new name if that exists) and
@@ -206,3 +226,39 @@ class Checkpointer:
     def close(self) -> None:
         self._manager.wait_until_finished()
         self._manager.close()
+
+
+def _arrays_only(tree):
+    """`tree` (dataclasses, dicts, arrays) as nested dicts of its arrays, None fields left out."""
+    if dataclasses.is_dataclass(tree) and not isinstance(tree, type):
+        tree = {field.name: getattr(tree, field.name) for field in dataclasses.fields(tree)}
+    if isinstance(tree, dict):
+        return {name: _arrays_only(value) for name, value in tree.items() if value is not None}
+    return tree
+
+
+def _missing(arrays: dict, stored: dict, prefix: str = "") -> list[str]:
+    """The dotted names of `arrays`' leaves (nested dicts) that `stored` has no entry for."""
+    missing = []
+    for name, value in arrays.items():
+        where = f"{prefix}{name}"
+        if not isinstance(stored, dict) or name not in stored:
+            missing.append(where)
+        elif isinstance(value, dict):
+            missing += _missing(value, stored[name], f"{where}.")
+    return missing
+
+
+def _refill(template, restored):
+    """`template`'s structure (dataclasses, dicts) holding `restored`'s arrays (`_arrays_only`'s
+    nested dicts); its None fields stay None."""
+    if dataclasses.is_dataclass(template) and not isinstance(template, type):
+        return dataclasses.replace(template, **{
+            field.name: _refill(getattr(template, field.name), restored[field.name])
+            for field in dataclasses.fields(template)
+            if getattr(template, field.name) is not None
+        })  # fmt: skip
+    if isinstance(template, dict):
+        return {name: _refill(value, restored[name]) if value is not None else None
+                for name, value in template.items()}  # fmt: skip
+    return restored
