@@ -2,18 +2,16 @@
 from a scripted game, checked against the moves by hand; the heads' shapes; the iteration that
 trains them; play and export that leave them out."""
 
-import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from support.configs import tiny_config
+from support.configs import iterate_compiled_once, tiny_config
 from test_alphazero_selfplay import SCRIPT, scripted_search
 
 import hexjax
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero import selfplay
-from hexjax.alphazero.iteration import make_iteration
 from hexjax.games import GameConfig
 from hexjax.play import export
 
@@ -76,14 +74,7 @@ def test_the_heads_score_every_action_and_every_cell(head):
 
 
 def test_the_iteration_trains_the_heads_and_compiles_once():
-    config = tiny_config(network=AUX, full_search_share=0.5)
-    init, iteration = make_iteration(config)
-    chex.clear_trace_counter()
-    iteration = jax.jit(chex.assert_max_traces(iteration, n=1))
-    state = init(jax.random.key(0))
-    for i in range(5):
-        state, metrics = iteration(state, jax.random.key(i + 1))
-    metrics = jax.device_get(metrics)
+    state, metrics = iterate_compiled_once(tiny_config(network=AUX, full_search_share=0.5))
     assert metrics["reply_loss"] > 0 and 0 < metrics["ownership_loss"] < 4
     size = int(state.replay.size)
     assert size > 16 and int(state.updates) > 0

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
-from support.configs import tiny_config
+from support.configs import iterate_compiled_once, tiny_config
 from test_alphazero_search import positions
 
 import hexjax
@@ -70,13 +70,7 @@ def test_rows_without_a_policy_target_leave_the_policy_loss():
 
 
 def test_capped_self_play_trains_and_compiles_once():
-    config = tiny_config(full_search_share=0.25, cheap_simulations=2)
-    init, iteration = make_iteration(config)
-    chex.clear_trace_counter()
-    iteration = jax.jit(chex.assert_max_traces(iteration, n=1))
-    state = init(jax.random.key(0))
-    for i in range(5):
-        state, metrics = iteration(state, jax.random.key(i + 1))
+    state, metrics = iterate_compiled_once(tiny_config(full_search_share=0.25, cheap_simulations=2))
     assert int(state.updates) > 0
     assert np.isfinite(float(metrics["policy_loss"])) and float(metrics["policy_loss"]) > 0
     size = int(state.replay.size)

@@ -23,3 +23,20 @@ def tiny_config(**changes) -> TrainConfig:
         min_replay=16,
     )
     return dataclasses.replace(config, **changes)
+
+
+def iterate_compiled_once(config: TrainConfig, iterations: int = 5):
+    """(state, metrics of the last iteration) after `iterations` jitted iterations of `config`
+    from seed 0; fails if the iteration is traced more than once."""
+    import chex
+    import jax
+
+    from hexjax.alphazero.iteration import make_iteration
+
+    init, iteration = make_iteration(config)
+    chex.clear_trace_counter()
+    iteration = jax.jit(chex.assert_max_traces(iteration, n=1))
+    state = init(jax.random.key(0))
+    for i in range(iterations):
+        state, metrics = iteration(state, jax.random.key(i + 1))
+    return state, jax.device_get(metrics)
