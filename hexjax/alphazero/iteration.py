@@ -75,12 +75,7 @@ class TrainConfig:
         if not 0.0 < self.full_search_share <= 1.0:
             raise ValueError(f"full_search_share must be in (0, 1], got {self.full_search_share}")
         if self.capped:
-            full = round(self.full_search_share * self.selfplay_games)
-            if not 0 < full < self.selfplay_games:
-                raise ValueError(
-                    f"full_search_share {self.full_search_share} of {self.selfplay_games} "
-                    "self-play games leaves no game with a full search or none with a cheap one"
-                )
+            search_lib.full_search_count(self.full_search_share, self.selfplay_games)
             if self.cheap_simulations < 1:
                 raise ValueError(
                     f"cheap_simulations must be at least 1, got {self.cheap_simulations}"
@@ -190,22 +185,23 @@ def loss_fn(net, params, obs, policy_target, value_target, some_without_policy=F
     playout cap randomization) are left out of the policy loss's mean. With the auxiliary
     heads' targets (float32[M, A] reply policies, zeros where none; float32[M, n * n] owners),
     their weighted losses are added."""
-    aux_targets = {"reply": reply_target, "ownership": ownership_target}
-    aux_targets = {name: target for name, target in aux_targets.items() if target is not None}
-    if aux_targets:
-        logits, value, aux = network_lib.apply_aux(net, params, obs)
-    else:
+    if reply_target is None and ownership_target is None:
         logits, value = network_lib.apply(net, params, obs)
+    else:
+        logits, value, aux = network_lib.apply_aux(net, params, obs)
     if some_without_policy:
         policy_loss = _targeted_cross_entropy(logits, policy_target)
     else:
         policy_loss = optax.softmax_cross_entropy(logits, policy_target).mean()
     value_loss = jnp.mean((value - value_target) ** 2)
+    total = policy_loss + value_loss
     aux_losses = {}
-    if "reply" in aux_targets:
+    if reply_target is not None:
         aux_losses["reply_loss"] = _targeted_cross_entropy(aux["reply"], reply_target)
-    if "ownership" in aux_targets:
+        total += REPLY_WEIGHT * aux_losses["reply_loss"]
+    if ownership_target is not None:
         aux_losses["ownership_loss"] = jnp.mean((aux["ownership"] - ownership_target) ** 2)
+        total += OWNERSHIP_WEIGHT * aux_losses["ownership_loss"]
     log_probs = jax.nn.log_softmax(logits)
     entropy = -jnp.sum(jnp.exp(log_probs) * log_probs, axis=-1).mean()
     decisive = value_target != 0
@@ -218,9 +214,6 @@ def loss_fn(net, params, obs, policy_target, value_target, some_without_policy=F
         "value_accuracy": accuracy,
         **aux_losses,
     }
-    total = policy_loss + value_loss
-    total += REPLY_WEIGHT * aux_losses.get("reply_loss", 0.0)
-    total += OWNERSHIP_WEIGHT * aux_losses.get("ownership_loss", 0.0)
     return total, metrics
 
 

@@ -99,6 +99,11 @@ class NetworkConfig:
         )
 
 
+def _board_pooled(x: jax.Array) -> jax.Array:
+    """Features [B, n, n, C] pooled over the board: mean and max, [B, 2C]."""
+    return jnp.concatenate([x.mean(axis=(1, 2)), x.max(axis=(1, 2))], axis=-1)
+
+
 class _ResidualBlock(nn.Module):
     channels: int
     dtype: jnp.dtype
@@ -109,8 +114,8 @@ class _ResidualBlock(nn.Module):
         y = nn.Conv(self.channels, (3, 3), dtype=self.dtype)(x)
         if self.global_pooling:  # KataGo's: the board's mean and max bias every cell's channels
             h = nn.relu(y)
-            pooled = jnp.concatenate([h.mean(axis=(1, 2)), h.max(axis=(1, 2))], axis=-1)
-            y = y + nn.Dense(self.channels, dtype=self.dtype)(pooled)[:, None, None, :]
+            bias = nn.Dense(self.channels, dtype=self.dtype)(_board_pooled(h))
+            y = y + bias[:, None, None, :]
         y = nn.Conv(self.channels, (3, 3), dtype=self.dtype)(nn.relu(y))
         return nn.relu(x + y)
 
@@ -141,11 +146,11 @@ class PolicyValueNet(nn.Module):
         batch = x.shape[0]
         # Flax names these layers by their order (Conv_1, Dense_0, ...): stored parameters and
         # the ONNX writer rely on it, so new layers get names of their own.
-        policy = nn.relu(nn.Conv(2, (1, 1), dtype=self.dtype, parent=self)(x)).reshape(batch, -1)
-        logits = nn.Dense(self.num_actions, dtype=self.dtype, parent=self)(policy)
-        value = nn.relu(nn.Conv(1, (1, 1), dtype=self.dtype, parent=self)(x)).reshape(batch, -1)
-        value = nn.relu(nn.Dense(max(self.channels, 16), dtype=self.dtype, parent=self)(value))
-        value = jnp.tanh(nn.Dense(1, dtype=self.dtype, parent=self)(value))[:, 0]
+        policy = nn.relu(nn.Conv(2, (1, 1), dtype=self.dtype)(x)).reshape(batch, -1)
+        logits = nn.Dense(self.num_actions, dtype=self.dtype)(policy)
+        value = nn.relu(nn.Conv(1, (1, 1), dtype=self.dtype)(x)).reshape(batch, -1)
+        value = nn.relu(nn.Dense(max(self.channels, 16), dtype=self.dtype)(value))
+        value = jnp.tanh(nn.Dense(1, dtype=self.dtype)(value))[:, 0]
         return logits.astype(jnp.float32), value.astype(jnp.float32)
 
     def _cell_policy(self, x, pooled, prefix):
@@ -165,8 +170,7 @@ class PolicyValueNet(nn.Module):
         out = {}
         if self.reply_head:
             if self.head == "pooled":
-                pooled = jnp.concatenate([x.mean(axis=(1, 2)), x.max(axis=(1, 2))], axis=-1)
-                out["reply"] = self._cell_policy(x, pooled, "reply")
+                out["reply"] = self._cell_policy(x, _board_pooled(x), "reply")
             else:
                 planes = nn.Conv(2, (1, 1), dtype=self.dtype, name="reply_conv")(x)
                 out["reply"] = nn.Dense(self.num_actions, dtype=self.dtype, name="reply_dense")(
@@ -178,7 +182,7 @@ class PolicyValueNet(nn.Module):
         return {name: y.astype(jnp.float32) for name, y in out.items()}
 
     def _pooled_heads(self, x):
-        pooled = jnp.concatenate([x.mean(axis=(1, 2)), x.max(axis=(1, 2))], axis=-1)
+        pooled = _board_pooled(x)
         logits = self._cell_policy(x, pooled, "policy")
         value = nn.relu(
             nn.Dense(max(self.channels, 16), dtype=self.dtype, name="value_hidden")(pooled)

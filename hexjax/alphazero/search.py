@@ -236,6 +236,17 @@ def make_search(game: Game, net, config: SearchConfig, on_simulation=None):
     return search
 
 
+def full_search_count(full_share: float, games: int) -> int:
+    """How many of `games` a capped search gives the full search; ValueError if none or all."""
+    count = round(full_share * games)
+    if not 0 < count < games:
+        raise ValueError(
+            f"full_search_share {full_share} of {games} self-play games leaves no game with a "
+            "full search or none with a cheap one"
+        )
+    return count
+
+
 def make_capped_search(
     game: Game, net, config: SearchConfig, full_share: float, cheap_simulations: int
 ):
@@ -252,11 +263,7 @@ def make_capped_search(
 
     def search(params, key: jax.Array, states: State, ply: jax.Array | None = None):
         batch = states.terminated.shape[0]
-        full_count = round(full_share * batch)
-        if not 0 < full_count < batch:
-            raise ValueError(
-                f"full_share {full_share} of {batch} games leaves no full or no cheap search"
-            )
+        full_count = full_search_count(full_share, batch)
         order_key, full_key, cheap_key = jax.random.split(key, 3)
         order = jax.random.permutation(order_key, batch)
         rows = (order[:full_count], order[full_count:])
