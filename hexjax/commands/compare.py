@@ -16,7 +16,6 @@ import argparse
 import json
 import pathlib
 import sys
-import time
 
 import jax
 import numpy as np
@@ -25,7 +24,7 @@ from hexjax import sharding
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.base import Entrant
 from hexjax.commands.train import DEFAULT_MINUTES
-from hexjax.evaluation import arena, tournament
+from hexjax.evaluation import matches, tournament
 from hexjax.evaluation.scores import summarize
 from hexjax.games import available_games
 from hexjax.training import algorithms, config_io, loop, restore
@@ -104,15 +103,15 @@ def _entrant(args, workdir: pathlib.Path) -> tuple[Entrant, dict]:
 
 def _versus_baselines(args, game, entrant, key, mesh) -> dict:
     specs = ("random", "greedy", f"mcts:{args.mcts}")
-    opponents = {name: restore.opponent(name, game).make_player(None) for name in specs}
-    matches = arena.compiled_matches(game, entrant.make_player, opponents, args.eval_games,
-                                     mesh=mesh)  # fmt: skip
+    opponents = {name: restore.opponent(name, game) for name in specs}
+    played = matches.each_match(
+        matches.matches(game, entrant.make_player, opponents, args.eval_games, mesh=mesh),
+        key,
+        entrant.params,
+    )
     results = {}
-    for name, match_key in zip(specs, jax.random.split(key, len(specs)), strict=True):
-        play = matches[name]
-        start = time.monotonic()
-        results[name] = summarize(np.asarray(play(entrant.params, match_key)))
-        results[name]["seconds"] = round(time.monotonic() - start, 1)
+    for name, games, seconds in played:
+        results[name] = {**summarize(np.asarray(games.scores)), "seconds": seconds}
     return results
 
 
@@ -135,9 +134,9 @@ def _compare_game(args, name: str, size: int, mesh) -> dict:
         print(f"evaluating {algorithm} on {game!r}", file=sys.stderr)
         results[algorithm] = _versus_baselines(args, game, entrant, key, mesh)
     head_key = jax.random.fold_in(key, 1)
-    matches = tournament.round_robin(game, entrants, head_key, args.eval_games, 2, mesh=mesh)
+    pairs = tournament.round_robin(game, entrants, head_key, args.eval_games, 2, mesh=mesh)
     head_to_head = {a: {} for a in entrants}
-    for match in matches:
+    for match in pairs:
         head_to_head[match.first][match.second] = match.score / match.games
         head_to_head[match.second][match.first] = 1 - match.score / match.games
     label = f"{name.capitalize()} {size}x{size}"

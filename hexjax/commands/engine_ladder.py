@@ -21,7 +21,7 @@ import pathlib
 import shlex
 import sys
 
-from hexjax.commands import evaluate
+from hexjax.commands import evaluate, evaluate_matches
 
 
 def main(argv=None) -> int:
@@ -68,7 +68,7 @@ def main(argv=None) -> int:
 
 def _label(args, level: int) -> str:
     setup = [line.replace("{level}", str(level)) for line in args.setup]
-    return evaluate._engine_label(args.engine, setup)
+    return evaluate_matches.engine_label(args.engine, setup)
 
 
 def table(rows) -> str:

@@ -1,5 +1,6 @@
 """The flags of `evaluate.py` and their checks: which agent, which opponents (engines with their
-setup lines), the matches, and the evaluation mode; every bad combination refused by name."""
+setup lines), the matches, and the evaluation mode; every bad combination refused by name. The
+parsed flags come out as an `evaluate_options.Evaluation`."""
 
 from __future__ import annotations
 
@@ -7,6 +8,14 @@ import argparse
 import pathlib
 
 from hexjax.alphazero.search import PLAY_SIMULATIONS
+from hexjax.commands.evaluate_options import (
+    MATCHES,
+    AgentChoice,
+    Evaluation,
+    Games,
+    MoveClock,
+    Opponents,
+)
 from hexjax.evaluation import engines, hex_solver, puzzles, sgf, solved_openings
 from hexjax.games import applies_only
 from hexjax.play import clock
@@ -19,16 +28,39 @@ ARENA_FLAGS = ("games", "opening_plies", "openings", "records")
 MODES = ("all_steps", "elo", "solver_accuracy", "puzzles", "solved_openings")
 
 
-def parse(argv, description: str = "") -> argparse.Namespace:
+def parse(argv, description: str = "") -> Evaluation:
     parser = argparse.ArgumentParser(description=description)
     _source_flags(parser)
     _opponent_flags(parser)
     _match_flags(parser)
     _mode_flags(parser)
     args = parser.parse_args(argv)
-    _check_mode_flags(args)
     _check(args)
-    return args
+    return _evaluation(args)
+
+
+def _evaluation(args: argparse.Namespace) -> Evaluation:
+    modes = [mode for mode in MODES if getattr(args, mode)]
+    return Evaluation(
+        agent=AgentChoice(
+            args.checkpoint, args.model, args.model_dir, args.simulations,
+            args.simulations_given, args.considered_actions, args.search,
+        ),
+        opponents=Opponents(
+            tuple(args.opponent or ["random"]), args.opponent_setup, args.opponent_timeout,
+            args.engine_jobs,
+        ),
+        games=Games(args.games, args.opening_plies, args.openings, args.seed),
+        clock=MoveClock(args.move_time, args.timed_search, not args.no_solver),
+        mode=modes[0] if modes else MATCHES,
+        step=args.step,
+        records=args.records,
+        sgf=args.sgf,
+        positions=tuple(args.position),
+        out=args.out,
+        workdir=args.workdir,
+        cpu_devices=args.cpu_devices,
+    )  # fmt: skip
 
 
 def _source_flags(parser: argparse.ArgumentParser) -> None:
@@ -236,25 +268,27 @@ def searches(spec: str) -> bool:
     return spec.startswith(("checkpoint:", "model:"))
 
 
-def check_game_flags(args, agent, specs) -> None:
-    """Refuse flags that the agent's game, or an agent without search, would ignore."""
-    game = agent.game
-    if args.solver_accuracy and not hex_solver.solves(game):
+def check_game_flags(evaluation: Evaluation, agent) -> None:
+    """Refuse flags that the agent's game, or an agent without search, would ignore, and
+    combinations of opponents and modes that do not go together."""
+    game, mode, specs = agent.game, evaluation.mode, evaluation.opponents.specs
+    if mode == "solver_accuracy" and not hex_solver.solves(game):
         size = hex_solver.MAX_SIZE
         raise ValueError(applies_only("--solver-accuracy", [f"hex up to {size}x{size}"], game))
-    if args.puzzles and not puzzles.applies(game):
+    if mode == "puzzles" and not puzzles.applies(game):
         raise ValueError(applies_only("--puzzles", ["gomoku"], game))
-    if args.solved_openings and not solved_openings.applies(game):
+    if mode == "solved_openings" and not solved_openings.applies(game):
         raise ValueError(applies_only("--solved-openings", ["hex 7x7 without swap"], game))
-    if args.sgf:
+    if evaluation.sgf:
         sgf.check_writable(game)
+    choice = evaluation.agent
     searching_opponent = any(searches(spec) for spec in specs)
     search_flags = [
         flag
         for flag, given in (
-            ("--simulations", args.simulations_given),
-            ("--considered-actions", args.considered_actions is not None),
-            ("--search", args.search is not None),
+            ("--simulations", choice.simulations_given),
+            ("--considered-actions", choice.considered_actions is not None),
+            ("--search", choice.search is not None),
         )
         if given
     ]
@@ -263,3 +297,19 @@ def check_game_flags(args, agent, specs) -> None:
             f"{search_flags[0]} applies to agents that search; this {agent.algorithm.name} run "
             "plays its network's best move"
         )
+    if mode == "puzzles" and searching_opponent:
+        raise ValueError("--puzzles takes baseline opponents only (random, greedy, mcts:N)")
+    engine_given = any(engines.is_engine(spec) for spec in specs)
+    if engine_given and mode in ("elo", "solver_accuracy", "puzzles"):
+        raise ValueError(
+            "engines (gtp:, gomocup:) play matches; --elo, --solver-accuracy and --puzzles "
+            "take hexjax's own opponents"
+        )
+    timed = evaluation.clock.seconds is not None
+    if timed and mode != "puzzles" and not all(map(engines.is_engine, specs)):
+        raise ValueError(
+            "--move-time applies to matches against engines (gtp:, gomocup:) and to "
+            "--puzzles; hexjax's own opponents play batched games by --simulations"
+        )
+    if timed and not agent.algorithm.searches:
+        raise ValueError(f"--move-time applies to agents that search, not to {agent.source}")

@@ -1,12 +1,14 @@
 """The evaluations of `evaluate.py` other than its matches, each run and printed as a table:
 Elo round robin, solver accuracy, puzzles, solved openings; and what they share with the matches
-(the settings every record starts with, the agent timed one move at a time)."""
+(the agent at each kept step, the agent one move at a time, by simulations or by a clock). Each
+takes the checked flags (`evaluate_flags.Evaluation`) and returns its JSON record."""
 
 from __future__ import annotations
 
 import jax
 
 from hexjax.base import Entrant
+from hexjax.commands.evaluate_options import Evaluation, Games, MoveClock
 from hexjax.evaluation import (
     elo,
     players,
@@ -18,44 +20,14 @@ from hexjax.evaluation import (
 )
 from hexjax.play import agent as play_agent
 from hexjax.play import clock
-from hexjax.play.agent import search_choices
 from hexjax.training import restore
 from hexjax.training.restore import Trained
 from hexjax.training.run_dir import RunDir
 
 
-def at_step(args, latest: Trained, steps, step) -> Trained:
+def at_step(evaluation: Evaluation, latest: Trained, steps, step) -> Trained:
     """The agent at a kept step; the latest one is restored once, in `main`."""
-    if step == steps[-1]:
-        return latest
-    return load_agent(args, step)
-
-
-def load_agent(args, step) -> Trained:
-    """The agent to evaluate: a run's checkpoint at `step`, or the shipped model --model."""
-    if args.model:
-        return restore.from_model(
-            args.model, args.simulations, args.model_dir, **search_choices(args)
-        )
-    return restore.load_trained(args.checkpoint, step, args.simulations, **search_choices(args))
-
-
-def settings(args, game) -> dict:
-    return {
-        "checkpoint": args.checkpoint,
-        "model": args.model,
-        "model_dir": args.model_dir if args.model else None,
-        "game": repr(game),
-        "simulations": args.simulations,
-        "move_time": args.move_time,
-        "timed_search": args.timed_search if args.move_time else None,
-        "solver": not args.no_solver if args.move_time else None,
-        "considered_actions": args.considered_actions,
-        "search": args.search,
-        "opening_plies": args.opening_plies,
-        "openings": args.openings,
-        "games": args.games,
-    }
+    return latest if step == steps[-1] else evaluation.agent.load(step)
 
 
 def one_position(agent: Trained):
@@ -70,30 +42,31 @@ def one_position(agent: Trained):
     return lambda state, key: int(choose(state, key))
 
 
-def timed_moves(agent: Trained, seconds: float, search: str = "kept", solve: bool = True):
-    """state -> the agent's action within `seconds`, as the engine front ends play under a
-    clock (`SearchClock` with `search`: kept, fresh or counts; up to the agent's --simulations),
-    everything compiled before the first move."""
+def timed_moves(agent: Trained, timing: MoveClock):
+    """state -> the agent's action within `timing.seconds`, as the engine front ends play under
+    a clock (`SearchClock` with its search: kept, fresh or counts; up to the agent's
+    --simulations), everything compiled before the first move."""
     player = play_agent.Agent(agent, agent.simulations)
-    timer = clock.SearchClock(agent.simulations, search=search, solve=solve)
+    timer = clock.SearchClock(agent.simulations, search=timing.search, solve=timing.solve)
     timer.prepare(player)
     timer.wait()
-    return lambda state: timer.move(player, state, seconds).action
+    return lambda state: timer.move(player, state, timing.seconds).action
 
 
-def run_elo(args, latest: Trained, steps, opponents, openings, mesh) -> dict:
+def run_elo(evaluation: Evaluation, latest: Trained, steps, opponents, openings, mesh) -> dict:
     """Round robin between every kept checkpoint and the opponents; Elo with random = 0."""
     game = latest.game
     entrants, minutes = {}, {}
     for step in steps:
-        agent = at_step(args, latest, steps, step)
+        agent = at_step(evaluation, latest, steps, step)
         name = f"step {step}"
         entrants[name] = agent.entrant()
         minutes[name] = agent.minutes
     if "random" not in opponents:
         opponents = {"random": restore.opponent("random", game), **opponents}
     entrants.update(opponents)
-    print(f"round robin: {len(entrants)} entrants, {args.games} games a pair")
+    games: Games = evaluation.games
+    print(f"round robin: {len(entrants)} entrants, {games.games} games a pair")
 
     def report(match: elo.Match) -> None:
         print(f"  {match.first:>14} vs {match.second:<14} {100 * match.score / match.games:6.1f}%")
@@ -101,9 +74,9 @@ def run_elo(args, latest: Trained, steps, opponents, openings, mesh) -> dict:
     matches = tournament.round_robin(
         game,
         entrants,
-        jax.random.key(args.seed),
-        args.games,
-        args.opening_plies,
+        jax.random.key(games.seed),
+        games.games,
+        games.opening_plies,
         openings=openings,
         mesh=mesh,
         report=report,
@@ -119,10 +92,10 @@ def run_elo(args, latest: Trained, steps, opponents, openings, mesh) -> dict:
             for n in minutes
         ],
         {n: ratings.elo[n] for n in opponents},
-        RunDir(args.workdir).elo_plot,
+        RunDir(evaluation.workdir).elo_plot,
     )
     return {
-        **settings(args, game),
+        **evaluation.settings(game),
         "elo": ratings.elo,
         "stderr": ratings.stderr,
         "minutes": minutes,
@@ -130,11 +103,12 @@ def run_elo(args, latest: Trained, steps, opponents, openings, mesh) -> dict:
     }
 
 
-def run_solver_accuracy(args, latest: Trained, opponents, openings, mesh) -> dict:
+def run_solver_accuracy(evaluation: Evaluation, latest: Trained, opponents, openings, mesh) -> dict:
     """Positions from the agent's games against itself (varied by the openings); at each, does
     a player pick a winning move when one exists? The exact solver knows the answer."""
     game = latest.game
-    options = solver_accuracy.Options(args.games, args.opening_plies, args.seed)
+    games = evaluation.games
+    options = solver_accuracy.Options(games.games, games.opening_plies, games.seed)
     states = solver_accuracy.self_play_positions(game, latest.entrant(), options, openings, mesh)
     contenders = {
         f"agent ({latest.label})": latest.entrant(),
@@ -146,20 +120,20 @@ def run_solver_accuracy(args, latest: Trained, opponents, openings, mesh) -> dic
     positions = int(states.board.shape[0])
     print(
         f"{positions} positions with at most {options.max_empty} empty cells from "
-        f"{args.games} games of the agent against itself"
+        f"{games.games} games of the agent against itself"
     )
     print(f"{'player':<34} {'positions':>9} {'correct':>8} {'accuracy':>9}  secs")
     results = {}
-    for name, result in solver_accuracy.scores(game, contenders, states, args.seed):
+    for name, result in solver_accuracy.scores(game, contenders, states, games.seed):
         results[name] = result
         print(
             f"{name:<34} {result['positions']:>9} {result['correct']:>8} "
             f"{100 * result['accuracy']:>8.1f}%  {result['seconds']}"
         )
-    return {**settings(args, game), "positions": positions, "solver_accuracy": results}
+    return {**evaluation.settings(game), "positions": positions, "solver_accuracy": results}
 
 
-def run_puzzles(args, latest: Trained, specs) -> dict:
+def run_puzzles(evaluation: Evaluation, latest: Trained) -> dict:
     """The share of the tactics suite each player solves, per category. The agent plays the
     puzzles of its own board and rule; baselines (rebuilt for each board) play all of them."""
     suite = puzzles.load_puzzles()
@@ -172,12 +146,13 @@ def run_puzzles(args, latest: Trained, specs) -> dict:
         f"agent ({latest.label})": agent(latest.make_player),
         "agent's network alone": agent(players.make_network_player(latest.game, latest.net)),
     }
-    for spec in specs:
+    for spec in evaluation.opponents.specs:
         contenders[spec] = lambda game, s=spec: restore.opponent(s, game).make_player(None)
     played = {name: puzzles.solved(suite, player) for name, player in contenders.items()}
-    if args.move_time:  # one position at a time, as the engines play under a clock
-        move = timed_moves(latest, args.move_time, args.timed_search, not args.no_solver)
-        played[f"agent, {args.move_time:g} s a move"] = puzzles.solved_one_at_a_time(
+    timing = evaluation.clock
+    if timing.seconds is not None:  # one position at a time, as the engines play under a clock
+        move = timed_moves(latest, timing)
+        played[f"agent, {timing.seconds:g} s a move"] = puzzles.solved_one_at_a_time(
             suite, lambda game: move if (game.size, game.rule) == own else None
         )
     categories = list(puzzles.CATEGORIES)
@@ -203,15 +178,16 @@ def run_puzzles(args, latest: Trained, specs) -> dict:
                 for r in (rates[g] for g in groups)
             ]
             print(f"{name:<34} {board:<16} " + " ".join(f"{cell:>18}" for cell in cells))
-    return {**settings(args, latest.game), "puzzles": results, "puzzles_by_board": by_board}
+    found = {"puzzles": results, "puzzles_by_board": by_board}
+    return {**evaluation.settings(latest.game), **found}
 
 
-def run_solved_openings(args, latest: Trained) -> dict:
+def run_solved_openings(evaluation: Evaluation, latest: Trained) -> dict:
     """Hex 7x7: after each of the 49 first moves, does the value's sign (the network's, and the
     agent's search's) say who wins as the published solution does?"""
     game = latest.game
     values = solved_openings.first_move_values(
-        game, latest.net, latest.params, latest.search, args.seed
+        game, latest.net, latest.params, latest.search, evaluation.games.seed
     )
     if "search" in values:
         values[f"agent ({latest.label})"] = values.pop("search")
@@ -228,4 +204,4 @@ def run_solved_openings(args, latest: Trained) -> dict:
     for name, result in results.items():
         print(f"\n{name}: the second player's value after each first move (! its sign is wrong)")
         print("\n".join(solved_openings.board(result["values"], result["wrong"])))
-    return {**settings(args, game), "solved_openings": results}
+    return {**evaluation.settings(game), "solved_openings": results}

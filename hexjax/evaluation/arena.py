@@ -26,7 +26,6 @@ __all__ = [
     "arena",
     "arena_games",
     "arena_in_chunks",
-    "compiled_matches",
     "first_move_openings",
     "load_openings",
     "positions_of_games",
@@ -50,29 +49,6 @@ def arena(
 ):
     """float32[num_games] scores for `first` (1 win, 0.5 draw, 0 loss); see `arena_games`."""
     return arena_games(game, first, second, key, num_games, opening_plies, **options).scores
-
-
-def compiled_matches(
-    game: Game,
-    agent: PlayerFactory,
-    opponents: dict[str, Player],
-    num_games: int,
-    opening_plies: int = 2,
-    mesh=None,
-) -> dict:
-    """{name: match(params, key) -> scores float32[num_games]}, each jitted once: the agent
-    (`agent(params)`) against each opponent, colours alternated. With a mesh whose device count
-    does not split the halves evenly, the games play on one device."""
-    if mesh is not None and (num_games // 2) % mesh.devices.size:
-        mesh = None
-
-    def match(params, key, opponent):
-        return arena(game, agent(params), opponent, key, num_games, opening_plies, mesh=mesh)
-
-    return {
-        name: jax.jit(lambda params, key, o=opponent: match(params, key, o))
-        for name, opponent in opponents.items()
-    }
 
 
 def arena_games(
@@ -114,15 +90,17 @@ def arena_in_chunks(
     opening_plies: int = 2,
     openings=None,
     mesh=None,
-    plies_per_call: int = 4,
+    plies_per_call: int | None = 4,
 ):
-    """The games of `arena_games` played `plies_per_call` plies per jitted call, so that the
-    host can report progress between calls: a function `play(first_params, second_params, key,
-    report=None) -> ArenaGames` that calls `report(finished_games, num_games)` after each
-    call. The same key plays the same games as `arena_games`: each call continues the games
-    where the last one stopped."""
+    """The games of `arena_games` played `plies_per_call` plies per jitted call (None: to the
+    end in one), so that the host can report progress between calls: a function
+    `play(first_params, second_params, key, report=None) -> ArenaGames` that calls
+    `report(finished_games, num_games)` after each call. The same key plays the same games as
+    `arena_games`: each call continues the games where the last one stopped. With a mesh
+    whose device count does not split the halves evenly, the games play on one device."""
     openings, opened = _check(num_games, opening_plies, openings)
     sharded = mesh is not None and mesh.devices.size > 1
+    sharded = sharded and (num_games // 2) % mesh.devices.size == 0
 
     def start(key):
         if sharded:

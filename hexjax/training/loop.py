@@ -25,8 +25,7 @@ import jax
 import numpy as np
 
 from hexjax import sharding
-from hexjax.evaluation import plots
-from hexjax.evaluation.arena import compiled_matches
+from hexjax.evaluation import matches, plots
 from hexjax.evaluation.scores import summarize
 from hexjax.training import algorithms, config_io, restore
 from hexjax.training import checkpoint as checkpoint_lib
@@ -83,17 +82,12 @@ class _Evaluator:
 
     def __init__(self, trainer: algorithms.Trainer, config, game, games: int, mesh=None):
         agent = trainer.make_player(config, game, None)
-        opponents = {
-            name: restore.opponent(name, game).make_player(None) for name in ("random", "greedy")
-        }
-        self._matches = compiled_matches(game, agent, opponents, games, mesh=mesh)
+        opponents = {name: restore.opponent(name, game) for name in ("random", "greedy")}
+        self._matches = matches.matches(game, agent, opponents, games, mesh=mesh)
 
     def __call__(self, params, key) -> dict:
-        results = {}
-        for name, match in self._matches.items():
-            key, match_key = jax.random.split(key)
-            results[name] = summarize(np.asarray(match(params, match_key)))
-        return results
+        played = matches.each_match(self._matches, key, params)
+        return {name: summarize(np.asarray(games.scores)) for name, games, _ in played}
 
 
 def run(
