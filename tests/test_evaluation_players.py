@@ -1,11 +1,14 @@
 """Baseline players and the arena (the evaluation issue extends these)."""
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import hexjax
-from hexjax.evaluation import arena, players
+from hexjax.base import Entrant
+from hexjax.evaluation import arena, matches, players
+from hexjax.evaluation.greedy import greedy_player
 from hexjax.evaluation.scores import summarize
 
 
@@ -242,3 +245,31 @@ def test_the_arena_in_chunks_plays_the_same_games_as_in_one_call(openings):
     np.testing.assert_array_equal(chunked.moves, whole.moves)
     assert len(reports) > 2 and reports[-1] == (12, 12)
     assert all(a[0] <= b[0] for a, b in zip(reports, reports[1:], strict=False))
+
+
+def test_each_match_plays_every_opponent_with_its_own_key_in_order():
+    """Each player gets its own parameters, and the n-th match plays the games `arena_games`
+    plays with the n-th key split off the given one."""
+    game = hexjax.make("hex", size=4)
+    random, greedy = players.random_player(game), greedy_player(game)
+    shapes = {"agent": set(), "random": set()}
+
+    def factory(name, player):
+        return lambda params: shapes[name].add(params.shape) or player
+
+    opponents = {
+        "greedy": Entrant.fixed("greedy", greedy),
+        "random": Entrant("random", factory("random", random), jnp.ones(3)),
+    }
+    compiled = matches.matches(game, factory("agent", random), opponents, 8)
+    played = list(matches.each_match(compiled, jax.random.key(5), jnp.zeros(2)))
+    assert [name for name, _, _ in played] == ["greedy", "random"]
+    assert shapes == {"agent": {(2,)}, "random": {(3,)}}
+    key = jax.random.key(5)
+    for (name, games, seconds), opponent in zip(played, (greedy, random), strict=True):
+        key, match_key = jax.random.split(key)
+        whole = jax.jit(lambda k, o=opponent: arena.arena_games(game, random, o, k, 8, 2))
+        expected = whole(match_key)
+        np.testing.assert_array_equal(games.moves, expected.moves, err_msg=name)
+        np.testing.assert_array_equal(games.scores, expected.scores, err_msg=name)
+        assert seconds >= 0
