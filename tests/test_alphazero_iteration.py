@@ -30,6 +30,7 @@ def test_iterations_end_to_end_and_compile_once(policy):
     assert set(metrics) >= {
         "policy_loss", "value_loss", "policy_entropy", "value_accuracy", "game_length",
         "first_player_win_rate", "positions", "replay_size", "games_finished", "opening_entropy",
+        "output_spread",
     }  # fmt: skip
     assert all(np.isfinite(v) for v in metrics.values())
     assert int(state.iteration) == 5 and int(metrics["positions"]) == 8 * 4

@@ -212,6 +212,9 @@ def loss_fn(net, params, obs, policy_target, value_target, some_without_policy=F
         "value_loss": value_loss,
         "policy_entropy": entropy,
         "value_accuracy": accuracy,
+        # How much the outputs differ between positions: 0 when the heads no longer see the
+        # board (every unit of a dense head's ReLU dead), a state a run does not leave.
+        "output_spread": jnp.std(log_probs, axis=0).mean() + jnp.std(value),
         **aux_losses,
     }
     return total, metrics

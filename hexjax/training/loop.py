@@ -76,6 +76,21 @@ class RunOptions:
 CADENCE = {f.name: f.default for f in dataclasses.fields(RunOptions) if f.name in CADENCE_FIELDS}
 
 
+BLIND_WARNING = (
+    "\nwarning: at iteration {}, the network's policy and value are the same for every "
+    "position (output_spread 0): every unit between its trunk and a head has stopped "
+    "passing a signal (dead ReLUs), and no gradient reaches them again, so this run will not "
+    "learn. Start it again with another --seed, or with --network.head pooled (no ReLU "
+    "between the trunk and the policy)."
+)
+
+
+def blind_network(record: dict) -> bool:
+    """Whether a trained iteration's record says the network no longer sees the board."""
+    trained = record.get("updates", 0) > 0
+    return trained and record.get("output_spread", 1.0) < 1e-6
+
+
 class _Evaluator:
     """Arena games of the current network (as it plays: AlphaZero with its deterministic
     search, the baselines by their best legal action) against the random and greedy players."""
@@ -150,6 +165,7 @@ class _Training:
         self.elapsed_before = 0.0
         self.record: dict = {}
         self.evaluate = self.logs = self.progress = None
+        self.warned_blind = False
 
     # --- set up -------------------------------------------------------------------------
 
@@ -235,6 +251,9 @@ class _Training:
                 "positions_per_second": metrics["positions"] / max(seconds, 1e-9),
                 **metrics,
             }
+            if blind_network(record) and not self.quiet and not self.warned_blind:
+                self.warned_blind = True
+                print(BLIND_WARNING.format(done), file=sys.stderr)
             if self.evaluate and (
                 done % options.eval_every == 0 or not self._budget_left(stop, done)
             ):
