@@ -21,13 +21,12 @@ import pathlib
 import shlex
 import sys
 
-from hexjax.commands import evaluate, evaluate_matches
+from hexjax.commands import evaluate, evaluate_matches, split_at_dashes
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    at = argv.index("--") if "--" in argv else len(argv)
-    ours, theirs = argv[:at], argv[at + 1 :]
+    ours, theirs = split_at_dashes(argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", required=True, help="gtp:COMMAND or gomocup:COMMAND")
     parser.add_argument(

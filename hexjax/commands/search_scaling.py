@@ -12,12 +12,12 @@ import json
 import pathlib
 import sys
 
-from hexjax.commands import evaluate
+from hexjax.commands import evaluate, split_at_dashes
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    ours, _, theirs = _split(list(argv))
+    ours, theirs = split_at_dashes(list(argv))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--counts", type=int, nargs="+", default=[64, 256, 1024])
     parser.add_argument("--out", default="search-scaling", help="folder of the JSON records")
@@ -41,10 +41,3 @@ def main(argv=None) -> int:
             f"{100 * s['as_black']:6.1f}% {100 * s['as_white']:6.1f}%"
         )
     return 0
-
-
-def _split(argv):
-    if "--" not in argv:
-        return argv, None, []
-    at = argv.index("--")
-    return argv[:at], "--", argv[at + 1 :]
