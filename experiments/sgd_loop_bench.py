@@ -10,7 +10,8 @@ import jax
 import jax.numpy as jnp
 
 from hexjax.alphazero import network as network_lib
-from hexjax.alphazero.iteration import PRESETS, make_train_step
+from hexjax.alphazero.config import PRESETS
+from hexjax.alphazero.iteration import make_train_step
 
 
 def engines(steps: int = 8):

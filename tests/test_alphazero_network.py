@@ -13,7 +13,7 @@ from support.play_models import make_tiny_model
 
 import hexjax
 from hexjax.alphazero import network as network_lib
-from hexjax.alphazero.iteration import PRESETS, TrainConfig
+from hexjax.alphazero.config import PRESETS, TrainConfig
 from hexjax.commands import export_model, train
 from hexjax.games import GameConfig
 from hexjax.play import Agent

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from hexjax.alphazero.iteration import PRESETS
+from hexjax.alphazero.config import PRESETS
 from hexjax.commands import plan as plan_command
 from hexjax.games import GameConfig
 from hexjax.training import plan as plan_lib

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from hexjax.alphazero.iteration import TrainConfig
+from hexjax.alphazero.config import TrainConfig
 from hexjax.alphazero.network import NetworkConfig
 from hexjax.commands import train as train_command
 from hexjax.training import algorithms, config_io, restore
@@ -102,7 +102,7 @@ def test_defaults_are_hex_seven_for_five_minutes():
 def test_a_config_stored_before_openings_existed_reads_as_without_them():
     """Runs and models stored before `opening_plies` existed played every game from the empty
     board: reading their config must not switch openings on (a resume would change course)."""
-    from hexjax.alphazero.iteration import TrainConfig
+    from hexjax.alphazero.config import TrainConfig
 
     stored = config_io.to_dict(TrainConfig(opening_plies=3))
     assert config_io.from_dict(TrainConfig, stored).opening_plies == 3

@@ -17,7 +17,7 @@ import pytest
 from support.scripts import load_experiment
 
 from hexjax.alphazero import network as network_lib
-from hexjax.alphazero.iteration import TrainConfig
+from hexjax.alphazero.config import TrainConfig
 from hexjax.alphazero.network import NetworkConfig
 from hexjax.commands import export_model
 from hexjax.games import GameConfig, random_legal_action, random_positions

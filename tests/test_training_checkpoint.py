@@ -10,7 +10,8 @@ import jax
 import numpy as np
 import pytest
 
-from hexjax.alphazero.iteration import PRESETS, make_iteration
+from hexjax.alphazero.config import PRESETS
+from hexjax.alphazero.iteration import make_iteration
 from hexjax.games import GameConfig
 from hexjax.training import loop
 from hexjax.training.checkpoint import Checkpointer, CheckpointError

@@ -9,7 +9,8 @@ The data flow (docs/design.md): game -> search -> self-play -> replay -> train; 
 that calls the iteration, logs and checkpoints is `hexjax.training`.
 """
 
-from hexjax.alphazero.iteration import PRESETS, TrainConfig, TrainState, make_iteration
+from hexjax.alphazero.config import PRESETS, TrainConfig
+from hexjax.alphazero.iteration import TrainState, make_iteration
 from hexjax.alphazero.network import NetworkConfig
 from hexjax.alphazero.optimizer import OptimizerConfig
 from hexjax.alphazero.search import SearchConfig, SearchResult, make_search

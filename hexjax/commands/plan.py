@@ -15,7 +15,7 @@ import argparse
 import sys
 
 from hexjax import sharding
-from hexjax.alphazero.iteration import PRESETS, TrainConfig
+from hexjax.alphazero.config import PRESETS, TrainConfig
 from hexjax.games import DEFAULT_SIZES, available_games, check_options
 from hexjax.games.gomoku import RULES
 from hexjax.play.agent import positive_int

@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 
 from hexjax.alphazero import network as network_lib
-from hexjax.alphazero.iteration import TrainConfig
+from hexjax.alphazero.config import TrainConfig
 from hexjax.games import Game, GameConfig
 
 FORMATS = ("stablehlo", "onnx")

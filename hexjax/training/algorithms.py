@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Callable
 
 from hexjax import sharding
+from hexjax.alphazero import config as alphazero_config
 from hexjax.alphazero import iteration
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero.search import SearchConfig
@@ -44,7 +45,7 @@ class Trainer:
         return config_io.replace(base, {**self.game_defaults.get((preset, game), {}), **overrides})
 
 
-def _alphazero_player(config: iteration.TrainConfig, game, search: SearchConfig | None):
+def _alphazero_player(config: alphazero_config.TrainConfig, game, search: SearchConfig | None):
     """The network with `search` (None: the config's own, made deterministic)."""
     search = config.search.deterministic() if search is None else search
     net = network_lib.make_network(config.network, game.num_actions)
@@ -64,15 +65,15 @@ def _sizes(config) -> tuple[int, ...]:
 
 ALPHAZERO = Trainer(
     name="alphazero",
-    config_type=iteration.TrainConfig,
-    presets=iteration.PRESETS,
+    config_type=alphazero_config.TrainConfig,
+    presets=alphazero_config.PRESETS,
     make_iteration=iteration.make_iteration,
     shardings=iteration.state_shardings,
     make_player=_alphazero_player,
     batch_sizes=_sizes,
     progress=(("policy_loss", "loss p"), ("value_loss", "v"), ("game_length", "len")),
     searches=True,
-    game_defaults=iteration.GAME_DEFAULTS,
+    game_defaults=alphazero_config.GAME_DEFAULTS,
 )
 
 DQN = Trainer(

@@ -16,7 +16,7 @@ import jax
 from flax import serialization
 
 from hexjax.alphazero import network as network_lib
-from hexjax.alphazero.iteration import TrainConfig
+from hexjax.alphazero.config import TrainConfig
 from hexjax.games import GameConfig
 from hexjax.training import config_io
 

@@ -20,7 +20,7 @@ import jax.numpy as jnp
 
 from hexjax import sharding
 from hexjax.alphazero import network as network_lib
-from hexjax.alphazero.iteration import TrainConfig
+from hexjax.alphazero.config import TrainConfig
 from hexjax.training import algorithms
 
 # Dense bfloat16 peak FLOP/s of the chips people rent or get in Colab (vendors' data sheets).

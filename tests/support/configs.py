@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from hexjax.alphazero.iteration import TrainConfig
+from hexjax.alphazero.config import TrainConfig
 from hexjax.alphazero.network import NetworkConfig
 from hexjax.alphazero.optimizer import OptimizerConfig
 from hexjax.alphazero.search import SearchConfig

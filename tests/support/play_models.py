@@ -15,7 +15,7 @@ import jax
 import numpy as np
 
 from hexjax.alphazero import network as network_lib
-from hexjax.alphazero.iteration import PRESETS
+from hexjax.alphazero.config import PRESETS
 from hexjax.games import GameConfig
 from hexjax.play.agent import AgentMove
 from hexjax.training import models
