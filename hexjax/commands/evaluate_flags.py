@@ -19,6 +19,7 @@ from hexjax.commands.evaluate_options import (
 from hexjax.evaluation import engines, hex_solver, puzzles, sgf, solved_openings
 from hexjax.games import applies_only
 from hexjax.play import clock
+from hexjax.play.agent import search_choices
 from hexjax.training import models
 
 DEFAULT_GAMES = 200
@@ -222,8 +223,7 @@ def _check(args) -> None:
         raise ValueError("--step, --all-steps and --elo read a run's checkpoints, not a --model")
     if args.considered_actions is not None and args.considered_actions < 1:
         raise ValueError(f"--considered-actions must be at least 1, got {args.considered_actions}")
-    if args.considered_actions is not None and args.search == "puct":
-        raise ValueError("--considered-actions applies to the Gumbel search, not to --search puct")
+    search_choices(args)  # the search flags together, checked as the play commands check them
     # Where the JSON, plots and records go: the run's folder, or one for the model.
     default_dir = pathlib.Path("evaluations") / args.model if args.model else args.checkpoint
     args.workdir = pathlib.Path(args.out).parent if args.out and args.model else default_dir

@@ -1,7 +1,7 @@
 """The evaluations of `evaluate.py` other than its matches, each run and printed as a table:
 Elo round robin, solver accuracy, puzzles, solved openings; and what they share with the matches
 (the agent at each kept step, the agent one move at a time, by simulations or by a clock). Each
-takes the checked flags (`evaluate_flags.Evaluation`) and returns its JSON record."""
+takes the checked flags (`evaluate_options.Evaluation`) and returns its JSON record."""
 
 from __future__ import annotations
 

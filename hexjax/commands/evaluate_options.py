@@ -7,6 +7,7 @@ import dataclasses
 import pathlib
 from collections.abc import Mapping
 
+from hexjax.play.agent import search_choices
 from hexjax.training import restore
 from hexjax.training.restore import Trained
 
@@ -28,7 +29,7 @@ class AgentChoice:
     @property
     def search_choices(self) -> dict:
         """The search flags as `restore`'s loaders take them."""
-        return {"considered_actions": self.considered_actions, "search_policy": self.search}
+        return search_choices(self)
 
     def load(self, step: int | None) -> Trained:
         """The agent at a checkpoint's `step` (None: the newest readable), or the model."""

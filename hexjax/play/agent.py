@@ -362,8 +362,9 @@ def add_agent_flags(parser: argparse.ArgumentParser, simulations: int | None = N
                         help="the search (default: the one the model trained with)")  # fmt: skip
 
 
-def search_choices(args: argparse.Namespace) -> dict:
-    """`add_agent_flags`' search flags as `Agent`, `Agent.load` and `Agents` take them."""
+def search_choices(args) -> dict:
+    """`add_agent_flags`' search flags (or a record with `considered_actions` and `search`, as
+    evaluate's) as `Agent`, `Agent.load` and `Agents` take them."""
     if args.considered_actions is not None and args.search == "puct":
         raise ValueError("--considered-actions applies to the Gumbel search, not to --search puct")
     return {"considered_actions": args.considered_actions, "search_policy": args.search}
