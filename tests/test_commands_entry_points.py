@@ -23,6 +23,8 @@ BENCHMARKS = {
     "balanced_openings.py",
     "renju_reading.py",
     "fours_in_games.py",
+    "search_cores.py",
+    "solver_beside.py",
 }  # measurements, full scripts
 
 

@@ -308,6 +308,8 @@ def test_time_limit_over_the_protocol(model_dir, tmp_path):
             return process.stdout.readline().rstrip("\r\n"), time.monotonic() - started
 
         assert ask("START 9")[0] == "OK"
+        if len(os.sched_getaffinity(0)) > 1:  # the search pinned to one core (play/cores.py)
+            assert len(os.sched_getaffinity(process.pid)) == 1
         process.stdin.write("INFO timeout_turn 1000\r\n")
         answer, took = ask("BEGIN")
         played, seconds = {point(answer)}, [took]

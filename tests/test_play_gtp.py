@@ -2,6 +2,7 @@
 nothing, board sizes with and without a model, the swap rule, and once over stdin/stdout."""
 
 import io
+import os
 import signal
 import time
 
@@ -159,7 +160,9 @@ def test_board_sizes_with_and_without_a_model(agents, model_dir):
     engine = GtpEngine(Agents(model="hex5", model_dir=model_dir), 5)
     [response] = talk(engine, "boardsize 4\n")
     assert response == "? no model for hex 4x4: this model hex5 plays hex 5x5 only"
-    assert main(["--model-dir", str(model_dir), "--size", "6"]) == 2  # exits before reading
+    assert (
+        main(["--model-dir", str(model_dir), "--size", "6", "--search-cores", "all"]) == 2
+    )  # exits before reading
 
 
 class SwappingAgents:
@@ -296,6 +299,8 @@ def test_over_stdin_and_stdout(model_dir, tmp_path):
         move = ask("2 genmove w").removeprefix("=2 ")
         board = board_of(ask("showboard"))
         assert move != "c3" and board[cell(move)] == 2 and board.sum() == 3
+        if len(os.sched_getaffinity(0)) > 1:  # the search pinned to one core (play/cores.py)
+            assert len(os.sched_getaffinity(process.pid)) == 1
         assert ask("quit") == "= "
         assert process.wait(timeout=60) == 0, (tmp_path / "stderr").read_text()
 

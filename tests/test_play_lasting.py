@@ -1,13 +1,16 @@
 """The engines' timed search: within its time on a fake clock, the plain search when not kept,
 and a kept tree that carries what it read into the next move."""
 
+import os
+import time
+
 import jax
 import numpy as np
 import pytest
 from support.play_models import make_tiny_model
 
-from hexjax.evaluation import puzzles
-from hexjax.play import clock, lasting
+from hexjax.evaluation import puzzles, root_solvers
+from hexjax.play import clock, lasting, solver_process
 from hexjax.play.agent import Agent, SearchStopped
 from hexjax.play.lasting import LastingSearch
 
@@ -126,11 +129,12 @@ def test_stopped_and_finished(agent):
         clock.SearchClock(64, search="deep")
 
 
-def test_a_timed_hex_move_plays_a_proven_win_without_searching(agent):
+@pytest.mark.parametrize("beside", [False, True], ids=["solver-first", "solver-beside"])
+def test_a_timed_hex_move_plays_a_proven_win_without_searching(agent, beside):
     game = agent.game
     # Black (top to bottom) has c1-c4; White's stones are away from column c: b5 or c5 joins.
     state = game.from_moves(game.parse_moves("c1 a1 c2 a2 c3 a3 c4 a4"))
-    reply = LastingSearch(agent, 64).move(state, 1.0)
+    reply = LastingSearch(agent, 64, beside=beside).move(state, 1.0)
     assert game.action_to_string(reply.action) in ("b5", "c5")
     assert reply.proven and reply.simulations == 0
     assert reply.value == 1.0 and reply.policy[reply.action] == 1.0
@@ -179,3 +183,52 @@ def test_unsure_when_the_top_two_are_close_or_the_value_fell(agent):
     search._local.value = 0.5  # the value this thread's last move saw
     assert search._unsure(peaked, 0.5 - lasting.VALUE_DROP)
     assert not search._unsure(peaked, 0.5 - lasting.VALUE_DROP / 2)
+
+
+PROVES_AFTER_S = 0.5
+
+
+def slow_solver(game):
+    """A root solver that proves a move PROVES_AFTER_S seconds after it is asked (None when its
+    deadline comes first); the proof's length is the id of the process it ran in."""
+
+    def solve(board, to_play, deadline=None):
+        asked = time.monotonic()
+        if deadline is not None and deadline < asked + PROVES_AFTER_S:
+            time.sleep(max(0.0, deadline - asked))
+            return None
+        time.sleep(PROVES_AFTER_S)
+        empty = np.flatnonzero(np.asarray(board).reshape(-1) == 0)
+        return root_solvers.Proven(int(empty[0]), os.getpid())
+
+    return solve
+
+
+def no_solver(game):
+    """A root solver that proves nothing and takes its whole time to say so."""
+
+    def solve(board, to_play, deadline=None):
+        time.sleep(max(0.0, deadline - time.monotonic()))
+        return None
+
+    return solve
+
+
+def test_a_solver_beside_the_search_has_the_whole_move_in_a_process_of_its_own(agent):
+    """At 2 s a move the solver first has 0.4 s: too little for a proof that takes 0.5 s.
+    Beside the search it has the search's whole time, in the solver's process; its proof ends
+    the search and is played. A solver that proves nothing keeps the move within its time."""
+    state = agent.game.new_state()
+    first = LastingSearch(agent, 4096, beside=False, make_solver=slow_solver).move(state, 2.0)
+    assert not first.proven and first.simulations > 0
+    for make in (slow_solver, no_solver):  # the process started, the solvers made, first
+        solver_process.prepare(make, agent.config.game).result()
+    beside = LastingSearch(agent, 4096, beside=True, make_solver=slow_solver).move(state, 2.0)
+    assert beside.proven and beside.simulations == 0
+    assert beside.moves_to_win != os.getpid()  # the solver's process, not this one
+    unproven = LastingSearch(agent, 4096, beside=True, make_solver=no_solver)
+    unproven.prepare()
+    began = time.monotonic()
+    searched = unproven.move(state, 2.0)
+    assert not searched.proven and searched.simulations > 0
+    assert time.monotonic() - began < 2.0

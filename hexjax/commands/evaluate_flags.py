@@ -126,8 +126,9 @@ def _opponent_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-solver",
         action="store_true",
-        help="with --move-time: no solver before the search (by default, in a quarter of the "
-        "move's time, Hex up to 7x7 tries to prove a win, Gomoku and renju a win by fours)",
+        help="with --move-time: no exact solver (by default Hex up to 7x7 tries to prove a win, "
+        "Gomoku and renju a win by fours: beside the search, or first in a quarter of the move's "
+        "time with one core)",
     )
 
 

@@ -27,6 +27,7 @@ import time
 import weakref
 
 from hexjax.games import State
+from hexjax.play import cores
 from hexjax.play.agent import Agent, AgentMove, simulation_count
 from hexjax.play.lasting import LastingSearch
 from hexjax.play.match import Match
@@ -192,13 +193,14 @@ class SearchClock:
 
 
 def add_clock_flags(parser, no_solver_help: str) -> None:
-    """The engines' flags for play under a time limit: --timed-search, and --no-solver (its
-    help says what the game's solver tries first)."""
+    """The engines' flags for play under a time limit: --timed-search, --no-solver (its help
+    says what the game's solver tries first) and --search-cores."""
     parser.add_argument("--timed-search", choices=TIMED_SEARCHES, default="kept",
                         help="under a time limit: one tree grown until the time is spent and "
                         "kept from move to move (default), a new tree each move (fresh), or the "
                         "largest compiled count that fits (counts)")  # fmt: skip
     parser.add_argument("--no-solver", action="store_true", help=no_solver_help)
+    cores.add_cores_flag(parser)
 
 
 def split_main_time(seconds_left: float) -> float:

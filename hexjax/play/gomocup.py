@@ -33,7 +33,7 @@ import numpy as np
 import hexjax
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import Gomoku
-from hexjax.play import clock, compile_cache, interrupts
+from hexjax.play import clock, compile_cache, cores, interrupts
 from hexjax.play.agent import Agent, Agents, add_agent_flags, search_choices
 from hexjax.play.match import Match, MoveError
 from hexjax.training import models
@@ -299,10 +299,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_agent_flags(parser, PLAY_SIMULATIONS)  # the most a move; time limits may cut it
     clock.add_clock_flags(parser, "under a time limit, no search for a win by continuous fours "
-                          "first (it may take a quarter of the move)")  # fmt: skip
+                          "(beside the search, or first in a quarter of the move when it has one "
+                          "core) and no screen of the searched move")  # fmt: skip
     args = parser.parse_args(argv)
     compile_cache.enable()
     interrupts.install()
+    cores.pin_search(args.search_cores)  # before JAX starts its threads
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir, **search_choices(args))
         if agents.only is not None and not isinstance(agents.only.game, Gomoku):

@@ -28,7 +28,7 @@ from typing import TextIO
 import hexjax
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import GameConfig
-from hexjax.play import clock, compile_cache, interrupts
+from hexjax.play import clock, compile_cache, cores, interrupts
 from hexjax.play.agent import Agents, add_agent_flags, search_choices
 from hexjax.play.match import Match, MoveError
 from hexjax.training import models
@@ -285,11 +285,13 @@ def main(argv=None) -> int:
     add_agent_flags(parser)
     parser.add_argument("--size", type=int, help="first board size (HexGui sets its own)")
     parser.add_argument("--swap", action="store_true", help="play with the swap rule")
-    clock.add_clock_flags(parser, "under a time limit, no exact solver first (Hex up to 7x7 "
-                          "tries to prove a win in a quarter of the move's time)")  # fmt: skip
+    clock.add_clock_flags(parser, "under a time limit, no exact solver (Hex up to 7x7 tries to "
+                          "prove a win beside the search, or first in a quarter of the move's "
+                          "time when it has one core)")  # fmt: skip
     args = parser.parse_args(argv)
     compile_cache.enable()
     interrupts.install()
+    cores.pin_search(args.search_cores)  # before JAX starts its threads
     try:
         agents = Agents(args.checkpoint, args.model, args.model_dir, **search_choices(args))
         swap = args.swap or agents.only is not None and agents.only.config.game.swap

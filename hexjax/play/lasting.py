@@ -7,10 +7,13 @@ rate fits in USE of the budget (at most `most`), grows the tree a short chunk at
 they are done or the time is up, and plays the best move. Between chunks it sees Ctrl-C and
 `Agent.stop_searches`, so no host callback runs inside the compiled steps, and they can be kept
 on disk (`compile_cache`). Where the game has a root solver (`evaluation/root_solvers.py`: Hex
-up to 7x7 solved outright, five in a row's wins by continuous fours), a timed move asks it
-first, for SOLVER_SHARE of the time, and plays a proven win without searching. In five in a row
-the searched move is then screened in the last SCREEN_SHARE of the time: one that lets the
-opponent win by continuous fours gives way to the most likely searched move that does not.
+up to 7x7 solved outright, five in a row's wins by continuous fours), a timed move asks it and
+plays a proven win. With a core to spare (`play/cores.py`) the solver runs beside the search in
+a process of its own (`solver_process`), as long as the search may (a proof stops the search
+between chunks); with one core it goes first, for SOLVER_SHARE of the time, and the search gets
+the rest. In five in a row the searched move is then screened in the last SCREEN_SHARE of the
+time: one that lets the opponent win by continuous fours gives way to the most likely searched
+move that does not.
 
 With `keep=False` every move starts a new tree (the measure of what keeping it is worth).
 """
@@ -18,8 +21,10 @@ With `keep=False` every move starts a new tree (the measure of what keeping it i
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import threading
 import time
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -28,7 +33,7 @@ import numpy as np
 from hexjax.alphazero import growing
 from hexjax.evaluation import root_solvers
 from hexjax.games import State
-from hexjax.play import compile_cache
+from hexjax.play import compile_cache, cores, solver_process
 from hexjax.play.agent import Agent, AgentMove, SearchStopped
 
 USE = 0.8  # the part of a move's budget the search may use (protocol, host work, jitter)
@@ -36,6 +41,7 @@ CHUNK_S = 0.03  # a chunk's target time: the time's end is met within about this
 RECENT_CHUNKS = 16  # the rate is measured over this many recent chunks
 SOLVER_SHARE = 0.25  # of the time a move may use, what the exact solver may take first
 SCREEN_SHARE = 0.2  # of the time a move may use, kept for screening the searched move
+GRACE_S = 0.01  # how long past its deadline a solver beside the search is waited for
 SCREENED = 8  # the most likely moves screened, at most, before the search's choice stands
 # Time by the position: where the clock allows, an unsure search goes on up to EXTEND times the
 # move's budget: its two likeliest moves within CLOSE of each other, or its value down by
@@ -52,10 +58,15 @@ class LastingSearch:
     parallel matches each keep their own)."""
 
     def __init__(self, agent: Agent, most: int, keep: bool = True, now=time.monotonic,
-                 solve: bool = True):  # fmt: skip
+                 solve: bool = True, beside: bool | None = None,
+                 make_solver: Callable = root_solvers.root_solver):  # fmt: skip
         self.agent = agent
-        # A root solver for the game, tried first in a timed move.
+        # A root solver for the game, asked in a timed move: beside the search (by default when
+        # a core is spare; in a process of its own) or before it. `make_solver(game)` makes it
+        # (a module's function: the solver's process imports it by name).
         self.solves = solve and root_solvers.has_root_solver(agent.game)
+        self.beside = bool(cores.spare()) if beside is None else beside
+        self.make_solver = make_solver
         self.screens = solve and root_solvers.has_move_screen(agent.game)
         self.most = most
         self.keep = keep
@@ -67,10 +78,13 @@ class LastingSearch:
         self._empty = None  # a tree of no node, the re-root's start
         self._compile_lock = threading.Lock()
         self._local = threading.local()
-        # Made now for this thread (other threads make their own on their first move), so that
-        # what they compile (renju's reading) is compiled before any move is timed.
-        if self.solves:
-            self._local.solver = root_solvers.root_solver(agent.game)
+        # Made now (in the solver's process, or for this thread: other threads make their own
+        # on their first move), so that what they compile (renju's reading) is compiled before
+        # any move is timed.
+        if self.solves and self.beside:
+            solver_process.prepare(make_solver, agent.config.game)
+        elif self.solves:
+            self._solver()
         if self.screens:
             self._local.screen = root_solvers.move_screen(agent.game)
         self._chunks: collections.deque = collections.deque(maxlen=RECENT_CHUNKS)  # (sims, s)
@@ -113,10 +127,16 @@ class LastingSearch:
             raise ValueError("the game is over: there is no move to search")
         self.prepare()
         started = self.now()
-        if budget_s is not None and self.solves:
-            solved = self._solve(state, started + SOLVER_SHARE * USE * budget_s)
-            if solved is not None:
-                return solved
+        proving = None  # the solver's answer to come, when it runs beside the search
+        if budget_s is not None and self.solves and self.beside:
+            solver_end = self._search_end(started, budget_s)
+            board, mover = np.asarray(state.board), int(state.current_player)
+            game = self.agent.config.game
+            proving = solver_process.solve(self.make_solver, game, board, mover, solver_end)
+        elif budget_s is not None and self.solves:
+            proof = self._proof(state, started + SOLVER_SHARE * USE * budget_s)
+            if proof is not None:
+                return self._proven(proof)
         steps, params = self._steps, self.agent.params
         batched = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
         tree = getattr(self._local, "tree", None)
@@ -131,7 +151,14 @@ class LastingSearch:
             # What was kept leaves too little room for this move's search: a new tree.
             tree, kept = steps["reroot"](params, self._empty, batched)
         self._local.kept = int(kept[0])
-        tree, done = self._grow(tree, planned, end)
+        tree, done = self._grow(tree, planned, end, proving)
+        if proving is not None:
+            # At the search's end the solver stops too; a search that ended early waits for it
+            # no longer than the solver going first would have taken.
+            share_end = started + SOLVER_SHARE * USE * budget_s
+            proof = self._answer(proving, min(solver_end, max(share_end, self.now())) + GRACE_S)
+            if proof is not None:
+                return self._proven(proof)
         action, policy, value = self._choice(tree)
         seconds = budget_s
         extendable = budget_s is not None and most_s is not None and most_s > budget_s
@@ -152,9 +179,10 @@ class LastingSearch:
         share after it)."""
         return started + USE * seconds * (1 - SCREEN_SHARE * self.screens)
 
-    def _grow(self, tree, planned: int, deadline: float | None):
+    def _grow(self, tree, planned: int, deadline: float | None, proving=None):
         """(tree, simulations done): `planned` more simulations, planned as one halving, grown a
-        chunk at a time until they are done, the tree is full or `deadline` passes."""
+        chunk at a time until they are done, the tree is full, `deadline` passes or the solver
+        beside (`proving`, a future) has answered with a proof."""
         planned = max(0, min(planned, self.capacity - int(tree.extra_data.size[0])))
         steps, params = self._steps, self.agent.params
         considered = self.agent.search_config(max(planned, 1)).max_considered_actions
@@ -163,6 +191,8 @@ class LastingSearch:
         while done < planned:
             if self.agent.stopping:
                 raise SearchStopped("the search was stopped")
+            if proving is not None and proving.done() and proving.result() is not None:
+                break
             chunk = min(planned - done, max(SMALLEST_CHUNK, int(self.rate * CHUNK_S)))
             if deadline is not None:
                 chunk = min(chunk, int(self.rate * (deadline - self.now())))
@@ -187,16 +217,32 @@ class LastingSearch:
         before = getattr(self._local, "value", None)
         return second >= CLOSE * first or (before is not None and before - value >= VALUE_DROP)
 
-    def _solve(self, state: State, deadline: float) -> AgentMove | None:
-        """The winning move if the exact solver proves one before `deadline`, else None."""
+    def _proof(self, state: State, deadline: float) -> root_solvers.Proven | None:
+        """A winning move if the exact solver, here, proves one before `deadline` (a
+        time.monotonic() time), else None. The solver is this thread's: its tables last."""
+        return self._solver()(np.asarray(state.board), int(state.current_player), deadline)
+
+    def _solver(self):
+        """The calling thread's root solver (made on its first call)."""
         solver = getattr(self._local, "solver", None)
         if solver is None:
-            solver = self._local.solver = root_solvers.root_solver(self.agent.game)
-        proven = solver(np.asarray(state.board), int(state.current_player), deadline)
-        if proven is None:
-            return None  # nothing proven in time (Hex: or lost): the search decides
+            solver = self._local.solver = self.make_solver(self.agent.game)
+        return solver
+
+    @staticmethod
+    def _answer(proving: concurrent.futures.Future, wait_until: float):
+        """The solver's proof, or None: it proved nothing, or had not answered by `wait_until`
+        after a search that ended early (it goes on to its own deadline, its answer unused; the
+        next solve waits behind it)."""
+        try:
+            return proving.result(timeout=max(0.0, wait_until - time.monotonic()))
+        except concurrent.futures.TimeoutError:
+            return None
+
+    def _proven(self, proof: root_solvers.Proven) -> AgentMove:
+        """The proven move, played without a search: the kept tree is dropped."""
         self._local.tree, self._local.kept, self._local.value = None, 0, None
-        return AgentMove.of_proof(proven, self.agent.game.num_actions)
+        return AgentMove.of_proof(proof, self.agent.game.num_actions)
 
     def _screened(self, state: State, action: int, policy: np.ndarray, deadline: float) -> int:
         """`action`, unless it lets the opponent win by continuous fours and one of the next

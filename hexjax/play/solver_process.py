@@ -1,0 +1,84 @@
+"""The engines' exact solvers on a process of their own, beside the search.
+
+The root solvers (`evaluation/root_solvers.py`) are Python: on a thread beside the search they
+hold the interpreter's lock, which the search needs between its chunks, and the search slowed
+to a small part of its rate (docs/play.md). So they run in one process for the whole engine,
+started on the cores the search leaves (`play/cores.py`), Ctrl-C left to the engine. `solve`
+hands it a position and returns a future of the solver's answer; the process keeps a solver for
+each game it was asked about, so that their tables last the session. One request runs at a
+time: a move's solve may wait behind the last move's, and each stops at its deadline
+(time.monotonic(), the same clock in both processes).
+"""
+
+from __future__ import annotations
+
+import atexit
+import concurrent.futures
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Callable
+
+import numpy as np
+
+from hexjax.games import GameConfig
+from hexjax.play import cores
+
+_pool: concurrent.futures.ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+_solvers: dict = {}  # in the solver's process: (factory, game config) -> solver
+
+
+def _started(spare: frozenset[int]) -> None:
+    """In the solver's process, first: Ctrl-C is the engine's to handle (a terminal sends it to
+    both); the spare cores, before JAX (renju's reading) starts threads here."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if spare:
+        os.sched_setaffinity(0, spare)
+
+
+def _solver_here(make_solver: Callable, game: GameConfig) -> Callable:
+    solver = _solvers.get((make_solver, game))
+    if solver is None:
+        solver = _solvers[make_solver, game] = make_solver(game.make())
+    return solver
+
+
+def _ready_here(make_solver: Callable, game: GameConfig) -> None:
+    _solver_here(make_solver, game)
+
+
+def _solve_here(make_solver: Callable, game: GameConfig, board, to_play: int, deadline):
+    return _solver_here(make_solver, game)(board, to_play, deadline)
+
+
+def _the_pool() -> concurrent.futures.ProcessPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            # spawn: a fork would copy JAX's threads and locks mid-use.
+            _pool = concurrent.futures.ProcessPoolExecutor(
+                1, multiprocessing.get_context("spawn"), _started, (cores.spare(),)
+            )  # fmt: skip
+        return _pool
+
+
+@atexit.register
+def _stop() -> None:
+    """Stop the process before the interpreter's teardown (left to the executor's own clean-up
+    then, it prints an ignored exception): a solve under way ends at its deadline."""
+    if _pool is not None:
+        _pool.shutdown(wait=True, cancel_futures=True)
+
+
+def prepare(make_solver: Callable, game: GameConfig) -> concurrent.futures.Future:
+    """Start the process, and the game's solver in it (what it compiles, compiled), without
+    waiting for them: an engine calls this when it readies a game."""
+    return _the_pool().submit(_ready_here, make_solver, game)
+
+
+def solve(make_solver: Callable, game: GameConfig, board: np.ndarray, to_play: int,
+          deadline: float) -> concurrent.futures.Future:  # fmt: skip
+    """The future answer of `make_solver(game.make())(board, to_play, deadline)`."""
+    return _the_pool().submit(_solve_here, make_solver, game, np.asarray(board), to_play, deadline)
