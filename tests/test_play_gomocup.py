@@ -10,7 +10,13 @@ import time
 
 import numpy as np
 import pytest
-from support.play_models import FakeTimeAgent, OnlyAgent, engine_process, make_tiny_model
+from support.play_models import (
+    FakeTimeAgent,
+    OnlyAgent,
+    SlowInput,
+    engine_process,
+    make_tiny_model,
+)
 
 import hexjax
 from hexjax.play import Agents
@@ -382,3 +388,18 @@ def test_a_model_of_another_game_is_refused_at_start(tmp_path):
     )
     assert done.returncode == 2
     assert "the engine plays gomoku; this model hex5 plays hex 5x5" in done.stderr
+
+
+def test_pondering_between_the_brains_move_and_the_next_command(agents):
+    """timeout_turn 200 ms; with --ponder the brain thinks until the manager's next command
+    (0.3 s later) and then answers it as before."""
+    for ponder in (False, True):
+        engine = GomocupEngine(agents, 256, solve=False, ponder=ponder)
+        # Started (its searches compiled) before the lines' timing starts.
+        assert engine.answer("START 9") == "OK"
+        assert engine.answer("INFO timeout_turn 200") is None
+        output = io.StringIO()
+        engine.run(SlowInput(["BEGIN\n", "TURN 0,0\n", "END\n"], 0.3), output)
+        answers = output.getvalue().splitlines()
+        assert len(answers) == 2 and all(len(point(answer)) == 2 for answer in answers)
+        assert (engine.pondered > 0) == ponder

@@ -8,7 +8,13 @@ import time
 
 import numpy as np
 import pytest
-from support.play_models import FakeTimeAgent, OnlyAgent, engine_process, make_tiny_model
+from support.play_models import (
+    FakeTimeAgent,
+    OnlyAgent,
+    SlowInput,
+    engine_process,
+    make_tiny_model,
+)
 
 from hexjax.play import Agents
 from hexjax.play.clock import SearchClock
@@ -283,7 +289,8 @@ def test_a_whole_game_ends_when_a_side_connects(agents):
 
 def test_over_stdin_and_stdout(model_dir, tmp_path):
     # Line by line, as HexGui talks: an engine that does not flush its answers hangs here.
-    args = ["--model-dir", str(model_dir), "--size", "5", "--simulations", "4"]
+    # --ponder: the commands read on a thread of their own (nothing timed: no pondering).
+    args = ["--model-dir", str(model_dir), "--size", "5", "--simulations", "4", "--ponder"]
     with engine_process("hexjax.play.gtp", args, tmp_path / "stderr") as process:
 
         def ask(command: str) -> str:
@@ -319,3 +326,18 @@ def test_ctrl_c_stops_the_engine_without_a_traceback(model_dir, tmp_path):
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=300) == 130
     assert "Traceback" not in (tmp_path / "stderr").read_text()
+
+
+@pytest.mark.parametrize("ponder", [False, True], ids=["no-ponder", "ponder"])
+def test_pondering_grows_the_tree_until_the_next_command(agents, ponder):
+    """Timed moves (byo-yomi 0.2 s); with --ponder the engine thinks between its move and the
+    next command (0.3 s later), and answers that command as before."""
+    engine = GtpEngine(agents, 5, simulations=256, solve=False, ponder=ponder)
+    engine.clock.lasting(engine.agent).prepare()  # compiled before the lines' timing starts
+    script = ["time_settings 0 0.2 1\n", "genmove b\n", "play w a1\n", "genmove b\n", "quit\n"]
+    output = io.StringIO()
+    engine.run(SlowInput(script, 0.3), output)
+    answers = output.getvalue().split("\n\n")[:-1]
+    assert answers[:3] == ["= ", answers[1], "= "] and answers[-1] == "= "
+    assert answers[1].startswith("= ") and answers[3].startswith("= ")
+    assert (engine.pondered > 0) == ponder

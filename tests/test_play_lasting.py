@@ -232,3 +232,24 @@ def test_a_solver_beside_the_search_has_the_whole_move_in_a_process_of_its_own(a
     searched = unproven.move(state, 2.0)
     assert not searched.proven and searched.simulations > 0
     assert time.monotonic() - began < 2.0
+
+
+def test_pondering_grows_the_tree_the_next_move_keeps(agent):
+    """After its move the search grows the tree at the opponent's turn until told to stop; the
+    next move keeps the subtree of the reply, with what pondering added."""
+    game = agent.game
+    search = LastingSearch(agent, 256)
+    state = game.new_state()
+    ours = search.move(state, None, simulations=16)
+    after = game.step(state, ours.action)
+    assert search.ponder(after, stop=lambda: True) == 0  # stopped before a chunk
+    checks = iter(range(3))
+    grown = search.ponder(after, stop=lambda: next(checks, None) is None)  # three chunks
+    tree = jax.tree.map(np.asarray, search._local.tree)
+    assert grown >= 3 * lasting.SMALLEST_CHUNK and tree.node_visits[0, 0] >= grown
+    reply = int(tree.children_visits[0, 0].argmax())
+    node = tree.children_index[0, 0, reply]
+    search.move(game.step(after, reply), None, simulations=8)
+    assert search.kept == tree.node_visits[0, node] > 1
+    # Without a kept tree there is nothing to grow.
+    assert LastingSearch(agent, 256, keep=False).ponder(after, stop=lambda: False) == 0

@@ -126,6 +126,13 @@ class SearchClock:
             return self.lasting(agent).move(state, budget_s, most_s=most_s)
         return self._timed(agent, state, self.simulations(agent, budget_s))
 
+    def ponder(self, agent: Agent, state: State, stop) -> int:
+        """On the opponent's time, grow the agent's kept tree at `state` until `stop()` (the
+        kept lasting search only); the simulations grown."""
+        if self.search != "kept":
+            return 0
+        return self.lasting(agent).ponder(state, stop)
+
     def lasting(self, agent: Agent) -> LastingSearch:
         """The agent's lasting search (made on first use)."""
         with self._lock:
@@ -194,13 +201,16 @@ class SearchClock:
 
 def add_clock_flags(parser, no_solver_help: str) -> None:
     """The engines' flags for play under a time limit: --timed-search, --no-solver (its help
-    says what the game's solver tries first) and --search-cores."""
+    says what the game's solver tries), --search-cores and --ponder."""
     parser.add_argument("--timed-search", choices=TIMED_SEARCHES, default="kept",
                         help="under a time limit: one tree grown until the time is spent and "
                         "kept from move to move (default), a new tree each move (fresh), or the "
                         "largest compiled count that fits (counts)")  # fmt: skip
     parser.add_argument("--no-solver", action="store_true", help=no_solver_help)
     cores.add_cores_flag(parser)
+    parser.add_argument("--ponder", action="store_true",
+                        help="think on the opponent's time: grow the kept tree after each move "
+                        "until the next command arrives (with --timed-search kept)")  # fmt: skip
 
 
 def split_main_time(seconds_left: float) -> float:

@@ -33,7 +33,7 @@ import numpy as np
 import hexjax
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import Gomoku
-from hexjax.play import clock, compile_cache, cores, interrupts
+from hexjax.play import clock, compile_cache, cores, interrupts, pondering
 from hexjax.play.agent import Agent, Agents, add_agent_flags, search_choices
 from hexjax.play.match import Match, MoveError
 from hexjax.training import models
@@ -60,8 +60,11 @@ class GomocupEngine:
     (BOARD reads its stones from `lines`)."""
 
     def __init__(self, agents: Agents, simulations: int | None = None, rule="freestyle",
-                 timed_search: str = "kept", solve: bool = True):  # fmt: skip
+                 timed_search: str = "kept", solve: bool = True, ponder: bool = False):  # fmt: skip
         self.agents = agents
+        self.ponder = ponder  # think on the opponent's time, after each move of the brain
+        self.pondered = 0  # simulations grown on the opponent's time
+        self._after_own_move = None  # (agent, position) to ponder, after the brain's move
         # The most per move; under a time limit, what fits.
         self.clock = clock.SearchClock(
             simulations or PLAY_SIMULATIONS, search=timed_search, solve=solve
@@ -84,7 +87,7 @@ class GomocupEngine:
         }
 
     def run(self, input: TextIO, output: TextIO) -> None:
-        lines = iter(input.readline, "")
+        lines = pondering.CommandLines(input) if self.ponder else iter(input.readline, "")
         for line in lines:
             answer = self.answer(line, lines)
             if answer is not None:
@@ -92,6 +95,9 @@ class GomocupEngine:
                 output.flush()
             if self.ended:
                 return
+            after, self._after_own_move = self._after_own_move, None
+            if self.ponder and after is not None:
+                self.pondered += self.clock.ponder(*after, lines.waiting)
 
     def answer(self, line: str, lines=()) -> str | None:
         """The answer to one command line; None for commands answered by silence (INFO, END)
@@ -219,8 +225,11 @@ class GomocupEngine:
         _live(match)
         agent = self._agent()
         self.clock.prepare(agent)
-        action = self.clock.move(agent, match.state, self.budget(), self.most()).action
+        budget = self.budget()
+        action = self.clock.move(agent, match.state, budget, self.most()).action
         match.play(action)
+        if budget is not None:  # a timed move: the lasting search, whose tree pondering grows
+            self._after_own_move = agent, match.state
         y, x = divmod(action, self.size)
         return f"{x},{y}"
 
@@ -318,9 +327,10 @@ def main(argv=None) -> int:
     # One model plays its own rule until INFO rule says otherwise.
     rule = agents.only.config.game.rule if agents.only is not None else "freestyle"
     try:
-        GomocupEngine(agents, args.simulations, rule, args.timed_search, not args.no_solver).run(
-            sys.stdin, sys.stdout
+        engine = GomocupEngine(
+            agents, args.simulations, rule, args.timed_search, not args.no_solver, args.ponder
         )
+        engine.run(sys.stdin, sys.stdout)
     except KeyboardInterrupt:  # Ctrl-C: a search in flight has stopped; no traceback
         return 130
     return 0

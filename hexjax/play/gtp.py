@@ -28,7 +28,7 @@ from typing import TextIO
 import hexjax
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import GameConfig
-from hexjax.play import clock, compile_cache, cores, interrupts
+from hexjax.play import clock, compile_cache, cores, interrupts, pondering
 from hexjax.play.agent import Agents, add_agent_flags, search_choices
 from hexjax.play.match import Match, MoveError
 from hexjax.training import models
@@ -48,9 +48,12 @@ class GtpEngine:
     the end of the input; `answer(line)` answers one line."""
 
     def __init__(self, agents: Agents, size: int, swap: bool = False, simulations=None,
-                 timed_search: str = "kept", solve: bool = True):  # fmt: skip
+                 timed_search: str = "kept", solve: bool = True, ponder: bool = False):  # fmt: skip
         self.agents = agents
         self.swap = swap
+        self.ponder = ponder  # think on the opponent's time, after each genmove
+        self.pondered = 0  # simulations grown on the opponent's time
+        self._after_own_move = None  # the position to ponder, after a genmove
         # The most per move; under a time limit, what fits.
         self.clock = clock.SearchClock(
             simulations or PLAY_SIMULATIONS, search=timed_search, solve=solve
@@ -79,13 +82,17 @@ class GtpEngine:
         }
 
     def run(self, input: TextIO, output: TextIO) -> None:
-        for line in iter(input.readline, ""):
+        lines = pondering.CommandLines(input) if self.ponder else iter(input.readline, "")
+        for line in lines:
             response = self.answer(line)
             if response is not None:
                 output.write(response)
                 output.flush()
             if self.quit:
                 return
+            state, self._after_own_move = self._after_own_move, None
+            if self.ponder and state is not None:
+                self.pondered += self.clock.ponder(self.agent, state, lines.waiting)
 
     def answer(self, line: str) -> str | None:
         """The response to one line (`=[id] result` or `?[id] message`, then a blank line);
@@ -155,8 +162,11 @@ class GtpEngine:
         player = self._player(args[0])
         self.prepare()
         state = self.match.state_for(player)
-        reply = self.clock.move(self.agent, state, self.time.budget(player), self.time.most(player))
+        budget = self.time.budget(player)
+        reply = self.clock.move(self.agent, state, budget, self.time.most(player))
         self.match.play_as(player, reply.action)
+        if budget is not None:  # a timed move: the lasting search, whose tree pondering grows
+            self._after_own_move = self.match.state
         return self.agent.game.protocol_move(reply.action)
 
     def time_settings(self, args: list[str]) -> str:
@@ -297,8 +307,9 @@ def main(argv=None) -> int:
         swap = args.swap or agents.only is not None and agents.only.config.game.swap
         size = args.size or default_size(agents, swap)
         engine = GtpEngine(
-            agents, size, swap, args.simulations, args.timed_search, not args.no_solver
-        )
+            agents, size, swap, args.simulations, args.timed_search, not args.no_solver,
+            args.ponder,
+        )  # fmt: skip
         engine.prepare()
     except (models.ModelError, CheckpointError, ValueError) as error:
         print(f"hexjax-gtp: {error}", file=sys.stderr)

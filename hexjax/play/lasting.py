@@ -151,7 +151,10 @@ class LastingSearch:
             # What was kept leaves too little room for this move's search: a new tree.
             tree, kept = steps["reroot"](params, self._empty, batched)
         self._local.kept = int(kept[0])
-        tree, done = self._grow(tree, planned, end, proving)
+        proved = (
+            None if proving is None else lambda: proving.done() and proving.result() is not None
+        )
+        tree, done = self._grow(tree, planned, end, proved)
         if proving is not None:
             # At the search's end the solver stops too; a search that ended early waits for it
             # no longer than the solver going first would have taken.
@@ -174,15 +177,32 @@ class LastingSearch:
             action = self._screened(state, action, policy, started + USE * seconds)
         return AgentMove(action, policy, value, done)
 
+    def ponder(self, state: State, stop: Callable[[], bool]) -> int:
+        """On the opponent's time: grow this thread's kept tree at `state` (the opponent to
+        move) until `stop()` says so, `most` simulations are done, or the tree has only a full
+        move's room left; the next move keeps the subtree of the reply played. Returns the
+        simulations grown (0 without a kept tree, or when the game is over)."""
+        if not self.keep or bool(state.terminated):
+            return 0
+        self.prepare()
+        steps, params = self._steps, self.agent.params
+        tree = getattr(self._local, "tree", None)
+        batched = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
+        tree, _ = steps["reroot"](params, self._empty if tree is None else tree, batched)
+        room = self.capacity - self.most - int(tree.extra_data.size[0])
+        tree, done = self._grow(tree, min(self.most, room), None, stop)
+        self._local.tree = tree
+        return done
+
     def _search_end(self, started: float, seconds: float) -> float:
         """When the search must stop, for a move of `seconds` begun at `started` (the screen's
         share after it)."""
         return started + USE * seconds * (1 - SCREEN_SHARE * self.screens)
 
-    def _grow(self, tree, planned: int, deadline: float | None, proving=None):
+    def _grow(self, tree, planned: int, deadline: float | None, stop: Callable | None = None):
         """(tree, simulations done): `planned` more simulations, planned as one halving, grown a
-        chunk at a time until they are done, the tree is full, `deadline` passes or the solver
-        beside (`proving`, a future) has answered with a proof."""
+        chunk at a time until they are done, the tree is full, `deadline` passes or `stop()`
+        says so (the solver beside has proved a move, the opponent has moved)."""
         planned = max(0, min(planned, self.capacity - int(tree.extra_data.size[0])))
         steps, params = self._steps, self.agent.params
         considered = self.agent.search_config(max(planned, 1)).max_considered_actions
@@ -191,7 +211,7 @@ class LastingSearch:
         while done < planned:
             if self.agent.stopping:
                 raise SearchStopped("the search was stopped")
-            if proving is not None and proving.done() and proving.result() is not None:
+            if stop is not None and stop():
                 break
             chunk = min(planned - done, max(SMALLEST_CHUNK, int(self.rate * CHUNK_S)))
             if deadline is not None:

@@ -10,6 +10,7 @@ import pathlib
 import subprocess
 import sys
 import threading
+import time
 
 import jax
 import numpy as np
@@ -51,6 +52,17 @@ def engine_process(module: str, args: list[str], stderr_path):
         finally:
             watchdog.cancel()
             process.kill()
+
+
+class SlowInput:
+    """An input whose lines come one at a time, each `delay_s` after it is asked for."""
+
+    def __init__(self, lines: list[str], delay_s: float):
+        self.lines, self.delay_s = list(lines), delay_s
+
+    def readline(self) -> str:
+        time.sleep(self.delay_s)
+        return self.lines.pop(0) if self.lines else ""
 
 
 class FakeTimeAgent:
