@@ -1,7 +1,9 @@
 """The engines' timed search: within its time on a fake clock, the plain search when not kept,
 and a kept tree that carries what it read into the next move."""
 
+import concurrent.futures
 import os
+import signal
 import time
 
 import jax
@@ -253,3 +255,22 @@ def test_pondering_grows_the_tree_the_next_move_keeps(agent):
     assert search.kept == tree.node_visits[0, node] > 1
     # Without a kept tree there is nothing to grow.
     assert LastingSearch(agent, 256, keep=False).ponder(after, stop=lambda: False) == 0
+
+
+def test_a_solver_process_that_died_leaves_the_move_to_the_search_and_starts_again(agent):
+    game = agent.game
+    won = game.from_moves(game.parse_moves("c1 a1 c2 a2 c3 a3 c4 a4"))  # b5 or c5 wins
+    search = LastingSearch(agent, 64, beside=True)
+    solver_process.prepare(root_solvers.root_solver, agent.config.game).result()
+    for pid in list(solver_process._pool._processes):
+        os.kill(pid, signal.SIGKILL)
+    reply = search.move(won, 1.0)  # the dead process's answer fails: the search, or a new one
+    assert won.legal_action_mask[reply.action]
+    for _ in range(2):  # the new process up (a request may still meet the dead one)
+        try:
+            solver_process.prepare(root_solvers.root_solver, agent.config.game).result()
+            break
+        except concurrent.futures.BrokenExecutor:
+            continue
+    reply = search.move(won, 1.0)
+    assert reply.proven and game.action_to_string(reply.action) in ("b5", "c5")

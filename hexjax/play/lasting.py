@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -35,6 +36,8 @@ from hexjax.evaluation import root_solvers
 from hexjax.games import State
 from hexjax.play import compile_cache, cores, solver_process
 from hexjax.play.agent import Agent, AgentMove, SearchStopped
+
+_log = logging.getLogger(__name__)
 
 USE = 0.8  # the part of a move's budget the search may use (protocol, host work, jitter)
 CHUNK_S = 0.03  # a chunk's target time: the time's end is met within about this much
@@ -151,9 +154,7 @@ class LastingSearch:
             # What was kept leaves too little room for this move's search: a new tree.
             tree, kept = steps["reroot"](params, self._empty, batched)
         self._local.kept = int(kept[0])
-        proved = (
-            None if proving is None else lambda: proving.done() and proving.result() is not None
-        )
+        proved = None if proving is None else lambda: self._answer(proving, 0.0) is not None
         tree, done = self._grow(tree, planned, end, proved)
         if proving is not None:
             # At the search's end the solver stops too; a search that ended early waits for it
@@ -257,6 +258,9 @@ class LastingSearch:
         try:
             return proving.result(timeout=max(0.0, wait_until - time.monotonic()))
         except concurrent.futures.TimeoutError:
+            return None
+        except concurrent.futures.BrokenExecutor as error:  # the search plays
+            _log.warning("the solver's process died (%s); it starts again next move", error)
             return None
 
     def _proven(self, proof: root_solvers.Proven) -> AgentMove:

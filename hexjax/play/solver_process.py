@@ -7,7 +7,8 @@ started on the cores the search leaves (`play/cores.py`), Ctrl-C left to the eng
 hands it a position and returns a future of the solver's answer; the process keeps a solver for
 each game it was asked about, so that their tables last the session. One request runs at a
 time: a move's solve may wait behind the last move's, and each stops at its deadline
-(time.monotonic(), the same clock in both processes).
+(time.monotonic(), the same clock in both processes). A process that died is started again at
+the next request (the request it died on fails: its move goes to the search).
 """
 
 from __future__ import annotations
@@ -53,15 +54,22 @@ def _solve_here(make_solver: Callable, game: GameConfig, board, to_play: int, de
     return _solver_here(make_solver, game)(board, to_play, deadline)
 
 
-def _the_pool() -> concurrent.futures.ProcessPoolExecutor:
+def _submit(work: Callable, *args) -> concurrent.futures.Future:
+    """`work(*args)` in the solver's process; a process that died (killed, out of memory) is
+    started again."""
     global _pool
     with _pool_lock:
-        if _pool is None:
-            # spawn: a fork would copy JAX's threads and locks mid-use.
-            _pool = concurrent.futures.ProcessPoolExecutor(
-                1, multiprocessing.get_context("spawn"), _started, (cores.spare(),)
-            )  # fmt: skip
-        return _pool
+        for _ in range(2):
+            if _pool is None:
+                # spawn: a fork would copy JAX's threads and locks mid-use.
+                _pool = concurrent.futures.ProcessPoolExecutor(
+                    1, multiprocessing.get_context("spawn"), _started, (cores.spare(),)
+                )  # fmt: skip
+            try:
+                return _pool.submit(work, *args)
+            except concurrent.futures.BrokenExecutor:
+                _pool = None
+        raise AssertionError("a new pool refused its first task")  # unreachable
 
 
 @atexit.register
@@ -75,10 +83,10 @@ def _stop() -> None:
 def prepare(make_solver: Callable, game: GameConfig) -> concurrent.futures.Future:
     """Start the process, and the game's solver in it (what it compiles, compiled), without
     waiting for them: an engine calls this when it readies a game."""
-    return _the_pool().submit(_ready_here, make_solver, game)
+    return _submit(_ready_here, make_solver, game)
 
 
 def solve(make_solver: Callable, game: GameConfig, board: np.ndarray, to_play: int,
           deadline: float) -> concurrent.futures.Future:  # fmt: skip
     """The future answer of `make_solver(game.make())(board, to_play, deadline)`."""
-    return _the_pool().submit(_solve_here, make_solver, game, np.asarray(board), to_play, deadline)
+    return _submit(_solve_here, make_solver, game, np.asarray(board), to_play, deadline)
