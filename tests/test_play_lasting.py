@@ -136,7 +136,9 @@ def test_a_timed_hex_move_plays_a_proven_win_without_searching(agent, beside):
     game = agent.game
     # Black (top to bottom) has c1-c4; White's stones are away from column c: b5 or c5 joins.
     state = game.from_moves(game.parse_moves("c1 a1 c2 a2 c3 a3 c4 a4"))
-    reply = LastingSearch(agent, 64, beside=beside).move(state, 1.0)
+    search = LastingSearch(agent, 64, beside=beside)
+    search.wait_for_solver()  # its process up (an engine starts it at START, without waiting)
+    reply = search.move(state, 1.0)
     assert game.action_to_string(reply.action) in ("b5", "c5")
     assert reply.proven and reply.simulations == 0
     assert reply.value == 1.0 and reply.policy[reply.action] == 1.0
@@ -160,7 +162,9 @@ def test_a_timed_gomoku_move_plays_a_win_by_fours_without_searching(tmp_path):
     agent = Agent.from_model("gomoku9", directory)
     puzzle = next(p for p in puzzles.load_puzzles() if (p.size, p.goal) == (9, "vcf5"))
     state = agent.game.from_board(np.asarray(puzzle.board), puzzle.to_play)
-    reply = LastingSearch(agent, 64).move(state, 1.0)
+    search = LastingSearch(agent, 64)
+    search.wait_for_solver()  # its process up (an engine starts it at START, without waiting)
+    reply = search.move(state, 1.0)
     assert reply.action in puzzle.answers and reply.proven and reply.simulations == 0
 
 

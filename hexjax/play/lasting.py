@@ -104,7 +104,9 @@ class LastingSearch:
         return self._steps is not None
 
     def prepare(self) -> None:
-        """Compile the steps (once) and measure the rate on a short search of the empty board."""
+        """Compile the steps (once) and measure the rate on a short search of the empty board.
+        The solver's process starts beside without being waited for (seconds: an engine's
+        START would wait too); until it is up, a timed move's solve waits in its queue."""
         with self._compile_lock:
             if self._steps is not None:
                 return
@@ -114,6 +116,12 @@ class LastingSearch:
             self._chunks.clear()
             self.move(state, None, simulations=MEASURED)
         self._local.tree = self._local.value = None
+
+    def wait_for_solver(self) -> None:
+        """Wait until the solver's process is up with this game's solver: a measurement wants
+        every timed move to have it (an engine's START does not wait)."""
+        if self.solves and self.beside:
+            solver_process.prepare(self.make_solver, self.agent.config.game).result()
 
     @property
     def kept(self) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -24,7 +25,7 @@ from collections.abc import Callable
 import numpy as np
 
 from hexjax.games import GameConfig
-from hexjax.play import cores
+from hexjax.play import compile_cache, cores
 
 _pool: concurrent.futures.ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -33,10 +34,12 @@ _solvers: dict = {}  # in the solver's process: (factory, game config) -> solver
 
 def _started(spare: frozenset[int]) -> None:
     """In the solver's process, first: Ctrl-C is the engine's to handle (a terminal sends it to
-    both); the spare cores, before JAX (renju's reading) starts threads here."""
+    both); the spare cores, before JAX (renju's reading) starts threads here; the engine's
+    compilation cache."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if spare:
         os.sched_setaffinity(0, spare)
+    compile_cache.enable()  # what the solvers compile (renju's reading) is kept as the engine's
 
 
 def _solver_here(make_solver: Callable, game: GameConfig) -> Callable:
@@ -58,7 +61,7 @@ def _submit(work: Callable, *args) -> concurrent.futures.Future:
     """`work(*args)` in the solver's process; a process that died (killed, out of memory) is
     started again."""
     global _pool
-    with _pool_lock:
+    with _pool_lock, _on_spare_cores():
         for _ in range(2):
             if _pool is None:
                 # spawn: a fork would copy JAX's threads and locks mid-use.
@@ -66,10 +69,23 @@ def _submit(work: Callable, *args) -> concurrent.futures.Future:
                     1, multiprocessing.get_context("spawn"), _started, (cores.spare(),)
                 )  # fmt: skip
             try:
-                return _pool.submit(work, *args)
+                return _pool.submit(work, *args)  # the process starts here, the first time
             except concurrent.futures.BrokenExecutor:
                 _pool = None
         raise AssertionError("a new pool refused its first task")  # unreachable
+
+
+@contextlib.contextmanager
+def _on_spare_cores():
+    """This thread on the spare cores for a while: a process started now starts there, and its
+    start (importing Python, NumPy, JAX: seconds) stays off the search's core."""
+    before, spare = os.sched_getaffinity(0), cores.spare()
+    if spare:
+        os.sched_setaffinity(0, spare)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
 
 
 @atexit.register
