@@ -162,7 +162,10 @@ class LastingSearch:
             # What was kept leaves too little room for this move's search: a new tree.
             tree, kept = steps["reroot"](params, self._empty, batched)
         self._local.kept = int(kept[0])
-        proved = None if proving is None else lambda: self._answer(proving, 0.0) is not None
+        # Between chunks: a proof has come (a failed solve is reported once, below).
+        proved = None if proving is None else lambda: (
+            proving.done() and proving.exception() is None and proving.result() is not None
+        )  # fmt: skip
         tree, done = self._grow(tree, planned, end, proved)
         if proving is not None:
             # At the search's end the solver stops too; a search that ended early waits for it
