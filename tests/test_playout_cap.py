@@ -102,18 +102,21 @@ def test_a_simulation_schedule_runs_each_stage_s_own_search():
     chex.clear_trace_counter()
     iteration = jax.jit(chex.assert_max_traces(iteration, n=1))
     state = init(jax.random.key(0))
+    fixed = {  # each count's own iteration, compiled once
+        count: jax.jit(
+            make_iteration(
+                tiny_config(search=SearchConfig(num_simulations=count, max_considered_actions=4))
+            )[1]
+        )
+        for count in (2, 4)
+    }
     for count, at in ((2, 0), (4, 3)):
-        fixed = tiny_config(search=SearchConfig(num_simulations=count, max_considered_actions=4))
-        fixed_iteration = jax.jit(make_iteration(fixed)[1])
         start = state.replace(iteration=jnp.int32(at))
         got, _ = iteration(start, jax.random.key(7))
-        want, _ = fixed_iteration(start, jax.random.key(7))
+        want, _ = fixed[count](start, jax.random.key(7))
         chex.assert_trees_all_close(got, want)
         # The other count's iteration differs: the comparison can tell the stages apart.
-        other = tiny_config(
-            search=SearchConfig(num_simulations=6 - count, max_considered_actions=4)
-        )
-        unlike, _ = jax.jit(make_iteration(other)[1])(start, jax.random.key(7))
+        unlike, _ = fixed[6 - count](start, jax.random.key(7))
         same = jax.tree.map(lambda a, b: np.array_equal(np.asarray(a), np.asarray(b)), got, unlike)
         assert not all(jax.tree.leaves(same))
 

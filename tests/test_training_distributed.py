@@ -31,7 +31,10 @@ def _environ(**variables) -> dict:
     """This environment without the distributed settings, plus `variables`."""
     env = {k: v for k, v in os.environ.items() if k not in sharding.DISTRIBUTED_ENV.values()}
     # One CPU device a process: two devices in all.
-    env.update(PYTHONPATH=str(ROOT), JAX_PLATFORMS="cpu", XLA_FLAGS="", **variables)
+    # The suite's compile-speed flag stays (tests/conftest.py); no forced device count.
+    flags = os.environ.get("XLA_FLAGS", "").split()
+    kept = " ".join(f for f in flags if "device_count" not in f)
+    env.update(PYTHONPATH=str(ROOT), JAX_PLATFORMS="cpu", XLA_FLAGS=kept, **variables)
     return env
 
 

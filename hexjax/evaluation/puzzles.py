@@ -62,6 +62,7 @@ def applies(game: Game) -> bool:
     return isinstance(game, Gomoku)
 
 
+@functools.cache  # one game a board: each instance compiles its own jitted rules
 def _game(size: int, rule: str) -> Game:
     return make("gomoku", size=size, rule=rule)
 
