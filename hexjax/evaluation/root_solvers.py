@@ -3,10 +3,11 @@
 `root_solver(game)` gives `solve(board, to_play, deadline)` -> `Proven` (a move proven to win, and
 the winner's moves to the end where the solver knows them), or None (no such move, none this
 solver can prove, or none proven by `deadline`, a `time.monotonic()` time): Hex up to 7x7 is
-solved outright (hex_solver.py); five-in-a-row Gomoku and renju look for a win by continuous
-fours (vcf.py). `move_screen(game)` gives, for five in a row, `loses(board, to_play, move,
-deadline)`: whether the move lets the opponent win by fours, which an engine checks of its
-searched move before playing it; it raises OutOfTime past `deadline` (no answer is not "safe").
+solved outright (hex_solver.py); five-in-a-row Gomoku looks for a win by continuous threats
+(fours, then threes: vct.py), renju by continuous fours (vcf.py). `move_screen(game)` gives, for
+five in a row, `loses(board, to_play, move, deadline)`: whether the move lets the opponent win
+by fours, which an engine checks of its searched move before playing it; it raises OutOfTime
+past `deadline` (no answer is not "safe").
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from hexjax.evaluation import hex_solver, vcf
+from hexjax.evaluation import hex_solver, vcf, vct
 from hexjax.evaluation.hex_solver import OutOfTime
 from hexjax.games.gomoku import Gomoku
 from hexjax.games.hex import Hex
@@ -54,6 +55,14 @@ def root_solver(game) -> Callable | None:
             return None if move is None else Proven(move, None)
 
         return _in_time(solve_hex)
+    if game.rule != "renju":
+        threats = vct.VctSolver(game)
+
+        def solve_threats(board, to_play, deadline=None):
+            found = threats.win(board, to_play, deadline)
+            return None if found is None else Proven(*found)
+
+        return _in_time(solve_threats)
     fours = vcf.VcfSolver(game)
 
     def solve_fours(board, to_play, deadline=None):

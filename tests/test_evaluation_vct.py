@@ -1,0 +1,135 @@
+"""hexjax.evaluation.vct against brute force: every win it claims is checked against every legal
+reply by the plain-Python checker (tests/support/puzzle_checker.py, which imports nothing of
+hexjax), and the checker's quiet five-ply wins are found."""
+
+import itertools
+import random
+import time
+
+import numpy as np
+import pytest
+from support import puzzle_checker as checker
+from support import puzzle_generator
+
+from hexjax.evaluation import root_solvers
+from hexjax.evaluation.root_solvers import OutOfTime
+from hexjax.evaluation.vct import VctSolver
+from hexjax.games import make
+
+N = 15
+
+
+def game_positions(rule: str, count: int, seed: int):
+    """Every third position of the checker's own heuristic games (both sides to move)."""
+    rng = random.Random(seed)
+    positions = []
+    while len(positions) < count:
+        for board, to_play in itertools.islice(puzzle_generator.play_game(rule, rng), 0, None, 3):
+            positions.append((board, to_play))
+    return positions[:count]
+
+
+def wins_after_every_reply(board, attacker: int, move: int, rule: str, plies: int) -> bool:
+    """Brute force: after `move`, whatever the defender plays (the block, if `move` is a four;
+    else any empty point), the attacker wins by continuous fours within `plies`."""
+    r, c = divmod(move, N)
+    board = [row[:] for row in board]
+    board[r][c] = attacker + 1
+    fives = checker.five_points(board, attacker, rule)
+    if len(fives) > 1:
+        return True
+    replies = fives or {(i, j) for i in range(N) for j in range(N) if board[i][j] == 0}
+    for i, j in replies:
+        board[i][j] = 2 - attacker
+        try:
+            if not checker.attacker_wins(board, attacker, plies, rule):
+                return False
+        finally:
+            board[i][j] = 0
+    return True
+
+
+def claimed_threat_wins(rule: str, count: int, seed: int):
+    """(board, attacker, (move, moves to win)) where the solver, one threat then continuous fours
+    of at most three moves, claims a win that continuous fours alone do not have."""
+    solver = VctSolver(make("gomoku", size=N, rule=rule), max_threats=1, threat_fours=3)
+    for board, attacker in game_positions(rule, count, seed):
+        array = np.asarray(board, np.int8)
+        if solver.proof(array, attacker) is None:
+            found = solver.win(array, attacker)
+            if found is not None:
+                yield board, attacker, found
+
+
+def check_claims(rule: str, count: int, seed: int) -> int:
+    claims = 0
+    for board, attacker, (move, moves) in claimed_threat_wins(rule, count, seed):
+        assert wins_after_every_reply(board, attacker, move, rule, plies=5), (board, attacker, move)
+        assert 2 <= moves <= 4  # the threat, then a five in one to three more moves
+        claims += 1
+    return claims
+
+
+def test_every_claimed_threat_win_holds_against_every_reply():
+    assert check_claims("freestyle", 30, seed=1) >= 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("rule", "seed"), [("freestyle", 2), ("standard", 3), ("standard", 4)])
+def test_every_claimed_threat_win_holds_on_more_games(rule, seed):
+    assert check_claims(rule, 60, seed) >= 1
+
+
+@pytest.mark.slow
+def test_finds_the_checker_s_quiet_five_ply_wins():
+    """Where the checker finds a quiet move that wins within five plies against every reply, the
+    solver finds a win of one threat (not necessarily that move); where it finds none and no
+    continuous fours win, the solver claims none of that length."""
+    solver = VctSolver(make("gomoku", size=N, rule="freestyle"), max_threats=1, threat_fours=2)
+    quiet_wins = 0
+    for board, attacker in game_positions("freestyle", 40, seed=5):
+        array = np.asarray(board, np.int8)
+        if solver.proof(array, attacker) is not None:
+            continue
+        if checker.five_points(board, 1 - attacker, "freestyle"):
+            continue
+        quiet = checker.quiet_wins_within_five([row[:] for row in board], attacker, "freestyle")
+        found = solver.win(array, attacker)
+        assert (found is not None) == bool(quiet), (board, attacker, quiet, found)
+        quiet_wins += bool(quiet)
+    assert quiet_wins >= 1
+
+
+def test_a_double_three_wins_and_is_what_the_root_solver_plays():
+    """Two open twos crossing at an empty point: the move there makes two open threes, a win in
+    four moves (the threat, an open four, the five) that no continuous fours give."""
+    board = np.zeros((N, N), np.int8)
+    board[7, 5] = board[7, 6] = 1  # a row: . X X + . with the crossing at (7, 8)
+    board[5, 8] = board[6, 8] = 1  # a column through the same point
+    board[0, 0] = board[0, 14] = board[14, 0] = board[14, 14] = 2
+    game = make("gomoku", size=N, rule="freestyle")
+    solver = VctSolver(game, max_threats=1)
+    assert solver.proof(board, 0) is None
+    move, moves = solver.win(board, 0)
+    assert moves == 4 and wins_after_every_reply(board.tolist(), 0, move, "freestyle", plies=5)
+    assert root_solvers.root_solver(game)(board, 0) == root_solvers.Proven(move, 4)
+    assert solver.win(board, 1) is None  # White has nothing
+
+
+def test_a_four_of_the_defender_s_stops_the_threats():
+    board = np.zeros((N, N), np.int8)
+    board[7, 5] = board[7, 6] = board[5, 8] = board[6, 8] = 1
+    board[12, 2:6] = 2  # White has four in a row with an open end: Black must block
+    board[12, 1] = 1
+    assert VctSolver(make("gomoku", size=N, rule="freestyle")).win(board, 0) is None
+
+
+def test_renju_is_refused_and_a_passed_deadline_raises():
+    with pytest.raises(ValueError, match="renju"):
+        VctSolver(make("gomoku", size=N, rule="renju"))
+    board = np.zeros((N, N), np.int8)
+    board[7, 5] = board[7, 6] = board[5, 8] = board[6, 8] = 1
+    solver = VctSolver(make("gomoku", size=N, rule="freestyle"))
+    with pytest.raises(OutOfTime):
+        solver.win(board, 0, deadline=time.monotonic() - 1.0)
+    assert solver.win(board, 0, deadline=time.monotonic() + 600) is not None
