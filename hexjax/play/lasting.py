@@ -7,7 +7,7 @@ rate fits in USE of the budget (at most `most`), grows the tree a short chunk at
 they are done or the time is up, and plays the best move. Between chunks it sees Ctrl-C and
 `Agent.stop_searches`, so no host callback runs inside the compiled steps, and they can be kept
 on disk (`compile_cache`). Where the game has a root solver (`evaluation/root_solvers.py`: Hex
-up to 7x7 solved outright, five in a row's wins by continuous fours), a timed move asks it and
+up to 7x7 solved outright, five in a row's wins by continuous threats), a timed move asks it and
 plays a proven win. With a core to spare (`play/cores.py`) the solver runs beside the search in
 a process of its own (`solver_process`), as long as the search may (a proof stops the search
 between chunks); with one core it goes first, for SOLVER_SHARE of the time, and the search gets
