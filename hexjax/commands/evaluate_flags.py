@@ -127,8 +127,8 @@ def _opponent_flags(parser: argparse.ArgumentParser) -> None:
         "--no-solver",
         action="store_true",
         help="with --move-time: no exact solver (by default Hex up to 7x7 tries to prove a win, "
-        "Gomoku and renju a win by fours: beside the search, or first in a quarter of the move's "
-        "time with one core)",
+        "Gomoku a win by threats, renju by fours: beside the search, or first in a quarter of "
+        "the move's time with one core)",
     )
 
 

@@ -14,8 +14,9 @@ Decisions the protocol leaves open:
 - Time: INFO timeout_turn and time_left (spread over the moves still to come) give a budget per
   move, and `clock.SearchClock` spends it: by default one search tree grown until the time is
   spent and kept from move to move (`lasting.py`, compiled by START before it answers;
-  --timed-search), after a quarter of the time looking for a win by continuous fours
-  (`evaluation/vcf.py`, --no-solver). Without a limit a move searches the most allowed
+  --timed-search), with a search for a win by continuous threats beside it (fours only in
+  renju; first, in a quarter of the time, with one core: `evaluation/root_solvers.py`,
+  --no-solver). Without a limit a move searches the most allowed
   (--simulations).
   max_memory, game_type, evaluate and folder are stored and not used.
 - Errors answer `ERROR message` and leave the game as it was; unknown commands `UNKNOWN ...`.
@@ -307,7 +308,7 @@ def _action(x: int, y: int, size: int) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_agent_flags(parser, PLAY_SIMULATIONS)  # the most a move; time limits may cut it
-    clock.add_clock_flags(parser, "under a time limit, no search for a win by continuous fours "
+    clock.add_clock_flags(parser, "under a time limit, no search for a win by continuous threats "
                           "(beside the search, or first in a quarter of the move when it has one "
                           "core) and no screen of the searched move")  # fmt: skip
     args = parser.parse_args(argv)

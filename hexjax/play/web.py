@@ -22,7 +22,8 @@
   POST /api/games/{id}/undo      back to the person's previous turn
   GET  /api/games/{id}/analysis  the search's policy and win probability for the side to move;
                                  `proven` and `moves_to_win` when the game's solver (Hex up
-                                 to 7x7, wins by fours in Gomoku and renju) proved a win first
+                                 to 7x7, wins by threats in Gomoku, fours in renju) proved a
+                                 win first
 
 Errors are {"error": message} with: 400 a malformed request (JSON, field types and values, move
 coordinates, a bad opening, a bad or unknown query parameter), 404 an unknown game id, route, a
