@@ -17,6 +17,7 @@ then loading it.
     python experiments/engine_time.py --sessions 5000:4096 --size 15 --rule 4   # renju15
     python experiments/engine_time.py --timed-search counts    # the clock before the lasting search
     python experiments/engine_time.py --cold-and-warm --moves 5       # START: compiled, then cached
+    python experiments/engine_time.py --no-solver      # the engine without its exact solver
     python experiments/engine_time.py --protocol gtp --size 7 --sessions 500:4096 --moves 200
 """
 
@@ -34,10 +35,10 @@ import time
 
 def session(
     timeout_ms: int, simulations: int, moves: int, size: int, seed: int, rule: int = 0,
-    search: str = "kept", cache: str | None = None,
+    search: str = "kept", cache: str | None = None, flags: tuple[str, ...] = (),
 ) -> dict:  # fmt: skip
     argv = [sys.executable, "-m", "hexjax.play.gomocup", "--simulations", str(simulations),
-            "--timed-search", search]  # fmt: skip
+            "--timed-search", search, *flags]  # fmt: skip
     env = dict(os.environ, **({"JAX_COMPILATION_CACHE_DIR": cache} if cache else {}))
     began = time.monotonic()
     process = subprocess.Popen(
@@ -82,12 +83,12 @@ def session(
 
 def gtp_session(
     timeout_ms: int, simulations: int, moves: int, size: int, seed: int, rule: int = 0,
-    search: str = "kept", cache: str | None = None,
+    search: str = "kept", cache: str | None = None, flags: tuple[str, ...] = (),
 ) -> dict:  # fmt: skip
     """As `session`, over GTP: the engine prepares before it reads, so `ready` includes it."""
     del rule
     argv = [sys.executable, "-m", "hexjax.play.gtp", "--size", str(size), "--simulations",
-            str(simulations), "--timed-search", search]  # fmt: skip
+            str(simulations), "--timed-search", search, *flags]  # fmt: skip
     env = dict(os.environ, **({"JAX_COMPILATION_CACHE_DIR": cache} if cache else {}))
     began = time.monotonic()
     process = subprocess.Popen(
@@ -157,6 +158,8 @@ def main(argv=None) -> int:
                         help="gomocup (Gomoku, renju) or gtp (Hex)")  # fmt: skip
     parser.add_argument("--timed-search", choices=("kept", "fresh", "counts"), default="kept",
                         help="the engine's --timed-search")  # fmt: skip
+    parser.add_argument("--no-solver", action="store_true",
+                        help="the engine's --no-solver: no exact solver, no screen")  # fmt: skip
     parser.add_argument("--cold-and-warm", action="store_true",
                         help="each session twice on a new cache: compiled, then read")  # fmt: skip
     args = parser.parse_args(argv)
@@ -172,7 +175,7 @@ def main(argv=None) -> int:
         for cache_name, cache in runs:
             play = gtp_session if args.protocol == "gtp" else session
             row = play(timeout_ms, simulations, args.moves, args.size, args.seed, args.rule,
-                       args.timed_search, cache)  # fmt: skip
+                       args.timed_search, cache, ("--no-solver",) * args.no_solver)  # fmt: skip
             cells = [row["session"], cache_name, f"{row['ready_s']:.1f} s",
                      f"{row['start_s']:.1f} s", row["moves"], f"{row['median_s']:.3f} s",
                      f"{row['max_s']:.3f} s", row["over"]]  # fmt: skip
