@@ -133,3 +133,20 @@ def test_renju_is_refused_and_a_passed_deadline_raises():
     with pytest.raises(OutOfTime):
         solver.win(board, 0, deadline=time.monotonic() - 1.0)
     assert solver.win(board, 0, deadline=time.monotonic() + 600) is not None
+
+
+def test_the_screen_sees_a_move_that_allows_a_double_three():
+    """White to move against Black's two crossing twos: a move far away lets Black win by
+    threats (not by fours); taking the crossing point does not."""
+    board = np.zeros((N, N), np.int8)
+    board[7, 5] = board[7, 6] = board[5, 8] = board[6, 8] = 1
+    board[0, 0] = board[0, 14] = board[14, 0] = 2
+    game = make("gomoku", size=N, rule="freestyle")
+    screen = root_solvers.move_screen(game)
+    far, crossing = 14 * N + 14, 7 * N + 8
+    solver = VctSolver(game)
+    assert not solver.loses_to_fours(board, 1, far)
+    assert screen(board, 1, far) and solver.loses_to_threats(board, 1, far)
+    assert not screen(board, 1, crossing)
+    with pytest.raises(OutOfTime):  # the fours are settled first, or no answer
+        screen(board, 1, far, time.monotonic() - 1.0)

@@ -6,8 +6,9 @@ solver can prove, or none proven by `deadline`, a `time.monotonic()` time): Hex 
 solved outright (hex_solver.py); five-in-a-row Gomoku looks for a win by continuous threats
 (fours, then threes: vct.py), renju by continuous fours (vcf.py). `move_screen(game)` gives, for
 five in a row, `loses(board, to_play, move, deadline)`: whether the move lets the opponent win
-by fours, which an engine checks of its searched move before playing it; it raises OutOfTime
-past `deadline` (no answer is not "safe").
+by fours (or threats found in time, outside renju), which an engine checks of its searched
+move before playing it; it raises OutOfTime past `deadline` before the fours are settled (no
+answer is not "safe").
 """
 
 from __future__ import annotations
@@ -85,6 +86,12 @@ def _in_time(solve: Callable) -> Callable:
 
 
 def move_screen(game) -> Callable | None:
-    """For five in a row, `loses(board, to_play, move, deadline)` of a VCF solver kept between
-    calls; None for other games (in Hex one side always has a winning move: no screen)."""
-    return vcf.VcfSolver(game).loses_to_fours if has_move_screen(game) else None
+    """For five in a row, `loses(board, to_play, move, deadline)` of a solver kept between calls:
+    whether the move lets the opponent win by continuous fours, or (freestyle and standard
+    Gomoku) by continuous threats found in time; None for other games (in Hex one side always
+    has a winning move: no screen)."""
+    if not has_move_screen(game):
+        return None
+    if game.rule == "renju":
+        return vcf.VcfSolver(game).loses_to_fours
+    return vct.VctSolver(game).loses_to_threats

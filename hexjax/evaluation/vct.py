@@ -63,6 +63,21 @@ class VctSolver(VcfSolver):
                 return found
         return None
 
+    def loses_to_threats(self, board: np.ndarray, to_play: int, move: int, deadline=None) -> bool:
+        """Whether `move` by `to_play` lets the opponent win by continuous fours (past `deadline`
+        before that is settled: OutOfTime), or by continuous threats found by `deadline` (none
+        found in time: False). A move that makes five itself does not."""
+        if self.loses_to_fours(board, to_play, move, deadline):
+            return True
+        after = np.array(board, np.int8).reshape(-1)
+        after[move] = to_play + 1
+        if self._makes_five(np.append(after, _WALL), move, to_play):
+            return False
+        try:
+            return self.win(after.reshape(self.size, self.size), 1 - to_play, deadline) is not None
+        except OutOfTime:
+            return False
+
     def _win_within(self, cells, attacker: int, threats: int, deadline) -> int | None:
         """The attacker's moves to the five against the longest defence, within `threats`
         threats then continuous fours, or None."""

@@ -12,8 +12,8 @@ plays a proven win. With a core to spare (`play/cores.py`) the solver runs besid
 a process of its own (`solver_process`), as long as the search may (a proof stops the search
 between chunks); with one core it goes first, for SOLVER_SHARE of the time, and the search gets
 the rest. In five in a row the searched move is then screened in the last SCREEN_SHARE of the
-time: one that lets the opponent win by continuous fours gives way to the most likely searched
-move that does not.
+time: one that lets the opponent win by continuous fours (or threats, where they are found in
+time) gives way to the most likely searched move that does not.
 
 With `keep=False` every move starts a new tree (the measure of what keeping it is worth).
 """
@@ -280,8 +280,8 @@ class LastingSearch:
         return AgentMove.of_proof(proof, self.agent.game.num_actions)
 
     def _screened(self, state: State, action: int, policy: np.ndarray, deadline: float) -> int:
-        """`action`, unless it lets the opponent win by continuous fours and one of the next
-        most likely moves does not (out of time, or all of them losing: `action`)."""
+        """`action`, unless it lets the opponent win (by fours, or threats found in time) and one
+        of the next most likely moves does not (out of time, or all of them losing: `action`)."""
         loses = getattr(self._local, "screen", None)
         if loses is None:
             loses = self._local.screen = root_solvers.move_screen(self.agent.game)
