@@ -1,5 +1,6 @@
 """experiments/fours_in_games.py on games written for it: where a win by fours was allowed."""
 
+import pytest
 from support.scripts import load_experiment
 
 from hexjax.evaluation.sgf import write_sgf
@@ -37,3 +38,27 @@ def test_bad_input_gets_a_message(tmp_path, capsys):
     assert script.main([str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "no .sgf files" in err and "names 2 players" in err and "a.sgf" in err
+
+
+# The model (White) lets Black's two crossing twos (row 4: c and d; column f: rows 2-3) meet at
+# f4, two open threes: a win by threats, not by fours.
+CROSSING = [(4, 2), (0, 0), (4, 3), (0, 8), (2, 5), (8, 0), (3, 5), (8, 8), (4, 5)]
+
+
+def test_with_threats_a_double_three_counts(tmp_path, capsys):
+    script = load_experiment("fours_in_games")
+    actions = [r * 9 + c for r, c in CROSSING]
+    (tmp_path / "cross.sgf").write_text(write_sgf(GAME, actions, "other", "model"))
+    assert script.main([str(tmp_path)]) == 0
+    assert "cross.sgf: 9 plies, never allowed a win by fours" in capsys.readouterr().out
+    assert script.main([str(tmp_path), "--threats", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "cross.sgf: 9 plies, allowed one at ply 8;" in out
+    assert "1 games: a win by fours or threats allowed in 1, avoidable in 1" in out
+    with pytest.raises(SystemExit) as exit_:
+        script.main([str(tmp_path), "--threats", "0"])
+    assert exit_.value.code == 2 and "--threats must be a positive" in capsys.readouterr().err
+    renju = make("gomoku", size=9, rule="renju")
+    (tmp_path / "cross.sgf").write_text(write_sgf(renju, actions[:8], "other", "model"))
+    assert script.main([str(tmp_path), "--threats", "1"]) == 2
+    assert "renju" in capsys.readouterr().err
