@@ -61,7 +61,7 @@ class VcfSolver:
         if after[move] != 0:
             raise ValueError(f"point {move} is not empty")
         after[move] = to_play + 1
-        if self._makes_five(np.append(after, _WALL), move, to_play):
+        if self._makes_five(self._cells(after), move, to_play):
             return False
         return self.proof(after.reshape(self.size, self.size), 1 - to_play, deadline) is not None
 
@@ -78,13 +78,18 @@ class VcfSolver:
         if len(self._failed) + len(self._forbidden) > MAX_REMEMBERED:
             self._failed.clear()
             self._forbidden.clear()
-        cells = np.full(self.size * self.size + 1, _WALL, np.int8)
-        cells[:-1] = np.asarray(board, np.int8).reshape(-1)
+        cells = self._cells(board)
         for fours in range(1, self.max_fours + 1):
             line = self._attack(cells, to_play, fours, deadline)
             if line is not None:
                 return line
         return None
+
+    def _cells(self, board) -> np.ndarray:
+        """int8[n*n + 1]: the board's points in a row, then the wall (what the search reads)."""
+        cells = np.full(self.size * self.size + 1, _WALL, np.int8)
+        cells[:-1] = np.asarray(board, np.int8).reshape(-1)
+        return cells
 
     def _attack(self, cells, attacker: int, fours: int, deadline) -> list[int] | None:
         """A win in at most `fours` attacker moves, all fours but the last (a five)."""

@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from hexjax.evaluation.hex_solver import OutOfTime
-from hexjax.evaluation.vcf import _WALL, MAX_FOURS, K, VcfSolver, moves_to_win
+from hexjax.evaluation.vcf import MAX_FOURS, MAX_REMEMBERED, K, VcfSolver, moves_to_win
 
 MAX_THREATS = 3  # threats (fours or threes) before the closing continuous fours
 THREAT_FOURS = 6  # the longest continuous-four line read after a threat
@@ -53,9 +53,8 @@ class VctSolver(VcfSolver):
         line = self.proof(board, to_play, deadline)
         if line is not None:
             return line[0], moves_to_win(line)
-        cells = np.full(self.size * self.size + 1, _WALL, np.int8)
-        cells[:-1] = np.asarray(board, np.int8).reshape(-1)
-        if len(self._lost) > 1_000_000:
+        cells = self._cells(board)
+        if len(self._lost) > MAX_REMEMBERED:
             self._lost.clear()
         for threats in range(1, self.max_threats + 1):
             found = self._threaten(cells, to_play, threats, deadline)
@@ -71,7 +70,7 @@ class VctSolver(VcfSolver):
             return True
         after = np.array(board, np.int8).reshape(-1)
         after[move] = to_play + 1
-        if self._makes_five(np.append(after, _WALL), move, to_play):
+        if self._makes_five(self._cells(after), move, to_play):
             return False
         try:
             return self.win(after.reshape(self.size, self.size), 1 - to_play, deadline) is not None
