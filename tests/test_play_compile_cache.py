@@ -4,6 +4,8 @@ when what they depend on changes."""
 import jax.numpy as jnp
 import numpy as np
 
+import hexjax
+from hexjax.games import host_compile
 from hexjax.play import compile_cache
 
 
@@ -39,3 +41,35 @@ def test_programs_are_traced_once_read_back_and_replaced_when_damaged(tmp_path, 
     monkeypatch.setattr(compile_cache, "_folder", None)
     check(compile_cache.compiled("step", step, args, key="off"))
     assert len(list((tmp_path / "exported").iterdir())) == 2
+
+
+def test_games_host_functions_go_through_the_installed_compiler(tmp_path, monkeypatch):
+    """With the cache on, a game's start position, step and renju's reading are exported
+    programs, read back by a later start (a new game object) without tracing. Inside a traced
+    function (renju's start reads its board) they stay a jit."""
+    monkeypatch.setattr(compile_cache, "_folder", tmp_path)
+    (tmp_path / "exported").mkdir()
+    asked, exports = [], []
+    export = compile_cache._export
+    monkeypatch.setattr(compile_cache, "_export", lambda *a: exports.append(1) or export(*a))
+
+    def compiler(name, fn, args, key):
+        asked.append((name, key))
+        return compile_cache.compiled(name, fn, args, key=key)
+
+    monkeypatch.setattr(host_compile, "_compiler", compiler)
+    moves = "c4 a1 d4 a2 e5 g1 e6 g2"  # Black to play; e4 would make two open threes
+    for _ in range(2):  # the second: a later start, the programs read back
+        game = hexjax.make("gomoku", size=7, rule="renju")
+        state = game.from_moves(moves)
+        black, white = game.parse_moves(moves)[::2], game.parse_moves(moves)[1::2]
+        board = np.asarray(state.board).reshape(-1)
+        assert (board[black] == 1).all() and (board[white] == 2).all() and (board > 0).sum() == 8
+        assert int(state.current_player) == 0 and int(state.step_count) == 8
+        double_three = game.parse_move("e4")
+        assert not state.legal_action_mask[double_three] and state.legal_action_mask.sum() == 40
+        forbidden = game.forbidden_points(np.asarray(state.board).reshape(7, 7))
+        assert forbidden.reshape(-1)[double_three] and forbidden.sum() == 1
+    assert sorted({name for name, _ in asked}) == ["forbidden", "new_state", "step"], asked
+    assert {key for _, key in asked} == {repr(game)}
+    assert len(exports) == 3  # the later start read them back

@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from hexjax.games import host_compile
 from hexjax.games._notation import board_array, shown, split_compact
 from hexjax.games.sampling import random_legal_action
 
@@ -194,11 +195,11 @@ class Game(abc.ABC):
 
     @functools.cached_property
     def _jit_step(self):
-        return jax.jit(self.step)
+        return host_compile.host_jit(self.step, "step", repr(self))
 
     @functools.cached_property
-    def _jit_init(self):
-        return jax.jit(self.init)
+    def _jit_new_state(self):
+        return host_compile.host_jit(lambda: self.init(jax.random.key(0)), "new_state", repr(self))
 
     def host_step(self, state: State, action: int) -> State:
         """`step` for one unbatched state from the host, compiled once (legality unchecked)."""
@@ -206,7 +207,7 @@ class Game(abc.ABC):
 
     def new_state(self) -> State:
         """The start position (host convenience; `init(key)` is the pure form)."""
-        return self._jit_init(jax.random.key(0))
+        return self._jit_new_state()
 
     def legal_actions(self, state: State) -> list[int]:
         return [int(a) for a in np.flatnonzero(np.asarray(state.legal_action_mask))]

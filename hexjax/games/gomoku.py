@@ -32,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from hexjax.games import _descriptions, _square
+from hexjax.games import _descriptions, _square, host_compile
 from hexjax.games._base import (
     Game,
     State,
@@ -135,7 +135,7 @@ class Gomoku(Game):
 
     @functools.cached_property
     def _jit_initial(self):
-        return jax.jit(self._forbidden.initial)
+        return host_compile.host_jit(self._forbidden.initial, "renju_counts", repr(self))
 
     def _run_lengths(self, board: jax.Array, cell: jax.Array, colour: jax.Array) -> jax.Array:
         """int32[4]: length of the run of `colour` through `cell` in each direction, counting
@@ -180,7 +180,7 @@ class Gomoku(Game):
 
     @functools.cached_property
     def _jit_legal_mask(self):
-        return jax.jit(self._legal_mask)
+        return host_compile.host_jit(self._legal_mask, "legal_mask", repr(self))
 
     def forbidden_mask(self, state: State) -> np.ndarray:
         """bool[n, n]: the points where Black may not play in this position, whoever is to
@@ -198,7 +198,7 @@ class Gomoku(Game):
 
     @functools.cached_property
     def _jit_forbidden(self):
-        return jax.jit(self._forbidden.mask)
+        return host_compile.host_jit(self._forbidden.mask, "forbidden", repr(self))
 
     def _play(self, state: State, action: jax.Array) -> State:
         mover = state.current_player

@@ -3,9 +3,10 @@ searches back instead of tracing and compiling them (seconds on a CPU, inside ST
 
 Two layers, in one folder: JAX's persistent compilation cache (the XLA executables), and
 `exported` programs (jax.export: the traced program of a step, so that a later start does not
-trace it either; renju's reading takes seconds to trace). An exported program is named by a
-digest of hexjax's source, the versions of JAX, mctx and Flax, the caller's key and the shapes
-of its arguments, so a change to any of them makes a new one.
+trace it either; renju's reading takes seconds to trace). `enable` sends the games' host
+functions (start position, step, renju's reading: `hexjax/games/host_compile.py`) here too. An
+exported program is named by a digest of hexjax's source, the versions of JAX, mctx and Flax,
+the caller's key and the shapes of its arguments, so a change to any of them makes a new one.
 
 The folder is JAX_COMPILATION_CACHE_DIR when set (JAX's own variable), else
 $XDG_CACHE_HOME/hexjax/jax (~/.cache/hexjax/jax). HEXJAX_COMPILATION_CACHE=off leaves JAX's
@@ -25,6 +26,8 @@ import tempfile
 
 import jax
 from jax import export
+
+from hexjax.games import host_compile
 
 OFF_VARIABLE = "HEXJAX_COMPILATION_CACHE"
 _PACKAGE = pathlib.Path(__file__).resolve().parents[1]
@@ -50,6 +53,7 @@ def enable() -> pathlib.Path | None:
     jax.config.update("jax_compilation_cache_dir", str(folder))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     _folder = folder
+    host_compile.install(lambda name, fn, args, key: compiled(name, fn, args, key=key))
     return folder
 
 
