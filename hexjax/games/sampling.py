@@ -46,13 +46,14 @@ class Positions(NamedTuple):
 def random_positions(game, count: int, seed: int = 0, games: int = 16) -> Positions:
     """`count` live positions of random legal games, `games` at a time, every position of each
     game kept in order: openings, middle games and near-full boards."""
+    init = jax.jit(jax.vmap(game.init))  # eager, renju's start would run op by op (seconds)
     step = jax.jit(jax.vmap(game.step))
     observe = jax.jit(jax.vmap(game.observe))
     key = jax.random.key(seed)
     found = {name: [] for name in Positions._fields}
     while sum(len(o) for o in found["observations"]) < count:
         key, init_key = jax.random.split(key)
-        state = jax.vmap(game.init)(jax.random.split(init_key, games))
+        state = init(jax.random.split(init_key, games))
         while not bool(state.terminated.all()):
             live = ~np.asarray(state.terminated)
             found["observations"].append(np.asarray(observe(state))[live])
