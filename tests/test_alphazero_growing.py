@@ -48,8 +48,16 @@ def test_halving_schedule_is_mctx_table(considered):
         assert tuple(np.asarray(got).tolist()) == expected, (considered, simulations)
 
 
-@pytest.mark.parametrize("policy", ["gumbel", "puct"])
-@pytest.mark.parametrize(("name", "options"), [("hex", {"size": 5}), ("othello", {"size": 6})])
+@pytest.mark.parametrize(
+    ("policy", "name", "options"),
+    [
+        ("gumbel", "hex", {"size": 5}),
+        ("puct", "hex", {"size": 5}),
+        ("puct", "othello", {"size": 6}),
+        # Othello under Gumbel adds passes to what the three above cover: a minute; slow tier.
+        pytest.param("gumbel", "othello", {"size": 6}, marks=pytest.mark.slow),
+    ],
+)
 def test_grown_in_chunks_is_mctx_search(policy, name, options):
     game, net, params, states = setup(name, **options)
     for simulations in (1, 100):

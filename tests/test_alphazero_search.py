@@ -43,14 +43,20 @@ def positions(game, count, plies, seed=0):
     return states
 
 
-@pytest.mark.parametrize("policy", ["gumbel", "puct"])
 @pytest.mark.parametrize(
-    ("name", "options"),
+    ("policy", "name", "options"),
     [
-        ("hex", {"size": 4}),
-        ("gomoku", {"size": 5, "win_length": 3}),
-        ("othello", {"size": 6}),
-        ("gomoku", {"size": 9, "rule": "renju"}),  # renju's batched reading inside mctx
+        (policy, name, options)
+        for policy in ("gumbel", "puct")
+        for name, options in [
+            ("hex", {"size": 4}),
+            ("gomoku", {"size": 5, "win_length": 3}),
+            ("othello", {"size": 6}),
+        ]
+    ]
+    + [
+        ("puct", "gomoku", {"size": 9, "rule": "renju"}),  # renju's batched reading inside mctx
+        pytest.param("gumbel", "gomoku", {"size": 9, "rule": "renju"}, marks=pytest.mark.slow),
     ],
 )
 def test_search_never_picks_or_expands_illegal_actions(policy, name, options):

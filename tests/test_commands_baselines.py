@@ -146,6 +146,7 @@ def test_the_scripts_run_from_the_command_line(tmp_path):
         assert result.returncode == 0 and "--selfplay_games" in result.stdout
 
 
+@pytest.mark.slow  # about 2.5 minutes: compare is train and evaluate, each tested on its own
 def test_compare_trains_evaluates_and_tabulates(tmp_path, capsys):
     argv = ["--game", "hex:3", "--preset", "tiny", "--iterations", "2", "--eval-games", "4",
             "--mcts", "4", "--simulations", "2", "--workdir", str(tmp_path)]  # fmt: skip

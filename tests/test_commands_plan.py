@@ -37,6 +37,7 @@ def test_the_command_prints_memory_work_and_a_table(capsys):
     assert all(f"| {chip} |" in out for chip in plan_lib.PEAK_FLOPS)
 
 
+@pytest.mark.slow  # two processes compiling an iteration; sharding has its own tests
 def test_two_devices_split_the_state():
     one = subprocess.run([sys.executable, "-m", "hexjax.commands.plan", *TINY],
                          capture_output=True, text=True, timeout=600)  # fmt: skip

@@ -10,8 +10,14 @@ from support.playouts import random_playouts, state_at
 
 import hexjax
 
+# Renju at 15 is renju at 9 at a larger compile (about two minutes of the suite): slow tier.
+SLOW_CASES = [("gomoku", {"size": 15, "rule": "renju"})]
 CASES = [
-    pytest.param((name, options), id=f"{name}-" + "-".join(f"{k}{v}" for k, v in options.items()))
+    pytest.param(
+        (name, options),
+        id=f"{name}-" + "-".join(f"{k}{v}" for k, v in options.items()),
+        marks=[pytest.mark.slow] if (name, options) in SLOW_CASES else [],
+    )
     for name in hexjax.available_games()
     for options in CONFORMANCE_OPTIONS.get(name, [])
 ]

@@ -11,6 +11,7 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from support.playouts import random_playouts
 from support.renju_golden import GOLDEN
 from support.renju_oracle import forbidden_points
@@ -150,6 +151,7 @@ def test_random_games_step_masks_match_the_reference():
     assert (np.asarray(counts) == np.asarray(flat.counts)).all()
 
 
+@pytest.mark.slow  # two minutes; the random games and the fallbacks below stay in the quick tier
 def test_composed_boards_after_a_move_match_the_reference():
     """Crowded boards and nested chains reached by one `step` in one batch: every tier has
     boards to settle, and every mask is the oracle's."""
