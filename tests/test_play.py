@@ -194,8 +194,9 @@ def test_the_agent_searches_as_its_flags_say(model_dir):
 
 def test_a_search_reports_progress_and_stops_on_ctrl_c(model_dir):
     """Ctrl-C while waiting (a KeyboardInterrupt raised in the caller, here from the progress
-    callback) stops the search thread within a simulation; the agent then searches again."""
-    agent = Agent.load("gomoku", 9, "renju", model_dir=model_dir)
+    callback) stops the search thread within a simulation; the agent then searches again. Hex
+    4x4: what stops does not depend on the game, and renju's searches took a minute to compile."""
+    agent = Agent.load("hex", 4, model_dir=model_dir)
     agent.prepare(MAX_SIMULATIONS)
     seen = []
 
