@@ -193,7 +193,7 @@ def played(shipped) -> Played:
     game = shipped.config.game.make()
     step, observe = jax.jit(jax.vmap(game.step)), jax.jit(jax.vmap(game.observe))
     key, init_key = jax.random.split(jax.random.key(1))
-    state = jax.vmap(game.init)(jax.random.split(init_key, GAMES))
+    state = jax.jit(jax.vmap(game.init))(jax.random.split(init_key, GAMES))  # renju's: eager, slow
     found, over = [], np.zeros(GAMES, bool)
     while not over.all():
         fields = (state.board, state.current_player, observe(state), state.legal_action_mask,
