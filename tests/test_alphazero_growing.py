@@ -1,6 +1,8 @@
 """The growing search against mctx's own: the same search when grown in chunks, and a re-rooted
 tree holding exactly the subtree it was cut from (read by a plain-Python walk)."""
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -17,13 +19,21 @@ STATS = ("node_visits", "node_values", "raw_values", "children_visits", "childre
          "children_prior_logits", "children_rewards", "children_discounts")  # fmt: skip
 
 
+@functools.cache
+def _rules(name: str, options: tuple):
+    """One game a configuration, its batched start and step compiled (op by op, Othello's
+    setup alone took 10 s)."""
+    game = hexjax.make(name, **dict(options))
+    return game, jax.jit(jax.vmap(game.init)), jax.jit(jax.vmap(game.step))
+
+
 def setup(name="hex", batch=3, plies=3, **options):
-    game = hexjax.make(name, **options)
+    game, init, step = _rules(name, tuple(sorted(options.items())))
     net = network_lib.make_network(network_lib.NetworkConfig(preset="tiny"), game.num_actions)
     params = network_lib.init_params(net, jax.random.key(3), game.observation_shape)
-    states = jax.vmap(game.init)(jax.random.split(jax.random.key(0), batch))
+    states = init(jax.random.split(jax.random.key(0), batch))
     for key in jax.random.split(jax.random.key(1), plies):
-        states = jax.vmap(game.step)(states, random_legal_action(key, states.legal_action_mask))
+        states = step(states, random_legal_action(key, states.legal_action_mask))
     return game, net, params, states
 
 
