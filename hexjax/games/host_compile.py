@@ -35,9 +35,11 @@ class host_jit:  # noqa: N801 - used as jax.jit is
         self._programs: dict = {}
 
     def __call__(self, *args):
+        if _compiler is None:  # the usual case: nothing more on each host step
+            return self._jit(*args)
         leaves, structure = jax.tree.flatten(args)
         # Called inside a traced function (renju's init reads its board): an ordinary jit.
-        if _compiler is None or any(isinstance(x, jax.core.Tracer) for x in leaves):
+        if any(isinstance(x, jax.core.Tracer) for x in leaves):
             return self._jit(*args)
         signature = (structure, *((jnp.shape(x), jnp.result_type(x)) for x in leaves))
         program = self._programs.get(signature)
