@@ -6,15 +6,22 @@ import shutil
 import signal
 import tempfile
 
-# Most of the suite's time is XLA compiling small programs: LLVM's optimisation level 1 compiles
-# them about a quarter faster than the default and runs them as fast (level 0 compiled no
-# faster and ran the rollout-MCTS test nearly 3x slower). Set before JAX starts its backend;
-# subprocesses inherit it; a level already in XLA_FLAGS stays. Speed figures come from
-# experiments/, never from here.
-if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
-    os.environ["XLA_FLAGS"] = (
-        os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=1"
-    ).strip()
+# Most of the suite's time is XLA compiling small programs, mostly in LLVM and XLA's fusion
+# emitters: LLVM's optimisation level 0 with the older emitters compiles them fastest, and runs
+# them a little slower (docs/testing.md has the figures). Set before JAX starts its backend;
+# subprocesses and notebook kernels inherit it; flags already in XLA_FLAGS stay.
+# What the product runs with (users' XLA_FLAGS), for the tests that time a real engine's moves.
+PRODUCT_XLA_FLAGS = os.environ.get("HEXJAX_PRODUCT_XLA_FLAGS", os.environ.get("XLA_FLAGS", ""))
+os.environ["HEXJAX_PRODUCT_XLA_FLAGS"] = PRODUCT_XLA_FLAGS
+_FAST_COMPILE = {
+    "xla_backend_optimization_level": "0",
+    "xla_cpu_use_fusion_emitters": "false",
+}
+_flags = os.environ.get("XLA_FLAGS", "")
+for _name, _value in _FAST_COMPILE.items():
+    if _name not in _flags:
+        _flags += f" --{_name}={_value}"
+os.environ["XLA_FLAGS"] = _flags.strip()
 
 import jax  # noqa: E402
 

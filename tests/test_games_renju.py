@@ -62,7 +62,8 @@ def renju_positions(count, size=15, seed=0):
     key = jax.random.key(seed)
     while sum(len(b) for b in boards) < count:
         key, play_key = jax.random.split(key)
-        states, _ = random_playouts(game, play_key, batch=128)
+        # 64 games, as test_games_renju_in_play.py plays: one program in the compilation cache
+        states, _ = random_playouts(game, play_key, batch=64)
         live = ~np.asarray(states.terminated)
         boards.append(np.asarray(states.board)[live])
     return np.concatenate(boards)[:count]

@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import PRODUCT_XLA_FLAGS
 from support.play_models import (
     FakeTimeAgent,
     OnlyAgent,
@@ -303,9 +304,12 @@ def test_every_move_fits_timeout_turn_on_a_fake_clock(agents, background_done):
 def test_time_limit_over_the_protocol(model_dir, tmp_path):
     """The real engine with timeout_turn 1000 and --simulations 4096: every answer after START
     comes well within the limit (a move that compiled would take seconds)."""
-    # One model: the renju one's searches would compile too (tested in-process above).
+    # One model: the renju one's searches would compile too (tested in-process above). Compiled
+    # as users' engines are, not with the suite's quick-compiling flags (conftest.py), which run
+    # the steps outside the timed chunks (re-rooting, choosing) slower than the product does.
     args = ["--model", "gomoku9", "--model-dir", str(model_dir), "--simulations", "4096"]
-    with engine_process("hexjax.play.gomocup", args, tmp_path / "stderr") as process:
+    product = {"XLA_FLAGS": PRODUCT_XLA_FLAGS}
+    with engine_process("hexjax.play.gomocup", args, tmp_path / "stderr", product) as process:
 
         def ask(command: str) -> tuple[str, float]:
             started = time.monotonic()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import os
 import pathlib
 import subprocess
 import sys
@@ -34,15 +35,22 @@ def make_tiny_model(directory, name: str, game: str, size: int, **options):
 
 
 @contextlib.contextmanager
-def engine_process(module: str, args: list[str], stderr_path):
+def engine_process(module: str, args: list[str], stderr_path, env: dict | None = None):
     """`python -m module args` with piped text stdin/stdout, killed after 10 minutes (an engine
-    that does not flush its answers would otherwise hang the test) and at the end."""
+    that does not flush its answers would otherwise hang the test) and at the end; `env`
+    overrides variables of the environment."""
     argv = [sys.executable, "-m", module, *args]
     root = pathlib.Path(__file__).parents[1]
     with (
         open(stderr_path, "w") as stderr,
         subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=root
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            cwd=root,
+            env=None if env is None else {**os.environ, **env},
         ) as process,  # fmt: skip
     ):
         watchdog = threading.Timer(600, process.kill)
