@@ -153,3 +153,20 @@ def test_reroot_keeps_exactly_the_subtree_and_starts_afresh_elsewhere():
     assert roots.tolist() == [new.node_visits[b, 0] + 100 for b in range(3)]
     chosen, _, _ = growing.choose(moved, "gumbel")
     assert np.asarray(now.legal_action_mask)[np.arange(3), np.asarray(chosen)].all()
+
+
+@pytest.mark.parametrize("policy", ["gumbel", "puct"])
+def test_the_root_searches_only_the_moves_it_is_given(policy):
+    """A root given fewer moves than are legal (`root_invalid_actions`: a player pruning Hex's
+    dead cells) never visits the others, here each game's favourite move of a free search."""
+    game, net, params, states = setup("hex", size=5)
+    config = SearchConfig(policy=policy).deterministic(64)
+    free = grown(game, net, params, states, config, 64, [64])
+    favourite = np.asarray(free.children_visits[:, 0]).argmax(axis=1)
+    tree = growing.start(game, net, params, states, 129)
+    left_out = jax.nn.one_hot(favourite, game.num_actions, dtype=bool)
+    tree = tree.replace(root_invalid_actions=tree.root_invalid_actions | left_out)
+    tree = growing.plan(tree, jnp.full(3, 64), config.max_considered_actions)
+    tree = jax.jit(growing.make_grow(game, net, config))(params, jax.random.key(7), tree, 64)
+    visits = np.asarray(tree.children_visits[:, 0])
+    assert (visits[np.arange(3), favourite] == 0).all() and (visits.sum(axis=1) == 64).all()

@@ -150,10 +150,11 @@ def test_engine_matches_are_refereed_recorded_and_reported(tiny_run, tmp_path, c
 
 def test_under_a_move_time_the_agent_searches_what_fits_up_to_its_simulations(tiny_run, tmp_path):
     """With time to spare the clock searches --simulations, so the games are those of the
-    untimed agent at that count (the search and the engine are deterministic), unless the tree
-    is kept from move to move or the exact solver (Hex 4x4 here) plays a proven win."""
+    untimed agent at that count (the search and the engine are deterministic, and the arena's
+    agent searches every legal move), unless the tree is kept from move to move, the exact
+    solver (Hex 4x4 here) plays a proven win or dead cells are left out."""
     records = {}
-    plain = ["--move-time", "1000", "--no-solver", "--timed-search"]
+    plain = ["--move-time", "1000", "--no-solver", "--no-prune", "--timed-search"]
     runs = (("untimed", []), ("fresh", [*plain, "fresh"]), ("counts", [*plain, "counts"]),
             ("kept", ["--move-time", "1000"]))  # fmt: skip
     for name, timed in runs:
@@ -166,6 +167,7 @@ def test_under_a_move_time_the_agent_searches_what_fits_up_to_its_simulations(ti
         assert record["move_time"] == (1000.0 if timed else None)
         assert record["timed_search"] == (name if timed else None)
         assert record["solver"] == ({"untimed": None, "kept": True}.get(name, False))
+        assert record["pruned"] == ({"untimed": None, "kept": True}.get(name, False))
         assert record["results"][f"gtp:{FAKE_GTP}"]["engine"]["engine_failures"] == []
         written = tiny_run / "records" / f"{evaluate_command._file_name(f'gtp:{FAKE_GTP}')}.txt"
         records[name] = written.read_text()

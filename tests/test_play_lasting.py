@@ -2,16 +2,19 @@
 and a kept tree that carries what it read into the next move."""
 
 import concurrent.futures
+import dataclasses
 import os
 import signal
 import time
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from support.play_models import make_tiny_model
 
 from hexjax.evaluation import puzzles, root_solvers
+from hexjax.games._hex_dead import dead_cells
 from hexjax.play import clock, lasting, solver_process
 from hexjax.play.agent import Agent, SearchStopped
 from hexjax.play.lasting import LastingSearch
@@ -278,3 +281,26 @@ def test_a_solver_process_that_died_leaves_the_move_to_the_search_and_starts_aga
             continue
     reply = search.move(won, 1.0)
     assert reply.proven and game.action_to_string(reply.action) in ("b5", "c5")
+
+
+def test_dead_cells_are_not_searched_at_the_root(agent):
+    """Hex's dead cells (`Hex.moves_to_search`) get no visit and no policy at the root, in the
+    one-off search and the kept one (PUCT too, whose root rule reads the node's own moves);
+    unpruned, Gumbel's policy covers them."""
+    game = agent.game  # Hex 5x5
+    board = np.zeros((5, 5), np.int8)
+    board[1, 2] = board[1, 3] = board[2, 3] = board[3, 2] = 1  # (2,2)'s ring: X X X X . .
+    board[4, 4] = board[0, 0] = board[4, 0] = 2
+    state = game.from_board(board, 1)
+    dead = np.flatnonzero(np.asarray(dead_cells(jnp.asarray(board))))
+    assert 12 in dead and len(dead) < int(state.legal_action_mask.sum())
+    pruned = agent.move(state, 16)
+    assert (pruned.policy[dead] == 0).all() and pruned.action not in dead
+    whole = Agent(agent.trained, prune=False).move(state, 16)
+    assert (whole.policy[dead] > 0).all()
+    puct = Agent(dataclasses.replace(agent.trained, search_policy="puct"))
+    kept = LastingSearch(puct, 64, solve=False)
+    move = kept.move(state, None, simulations=64)
+    assert (move.policy[dead] == 0).all() and move.action not in dead
+    visits = np.asarray(kept._local.tree.children_visits[0, 0])  # the root's children
+    assert visits[dead].sum() == 0 and visits.sum() == 64

@@ -180,8 +180,9 @@ def recurrent_step(
 
 
 def puct_selection(rng_key, tree, node_index, depth, *, pb_c_init, pb_c_base):
-    """mctx's PUCT rule, with every node's illegal actions masked (from its embedding); in a
-    finished game (no legal action) the least visited child, so that visits spread."""
+    """mctx's PUCT rule, with every node's illegal actions masked (from its embedding, and at
+    the root the search's `invalid_actions` too); in a finished game (no legal action) the
+    least visited child, so that visits spread."""
     del depth
     visit_counts = tree.children_visits[node_index]
     node_visit = tree.node_visits[node_index]
@@ -191,6 +192,9 @@ def puct_selection(rng_key, tree, node_index, depth, *, pb_c_init, pb_c_base):
     value_score = mctx.qtransform_by_parent_and_siblings(tree, node_index)
     noise = 1e-7 * jax.random.uniform(rng_key, (tree.num_actions,))
     legal = tree.embeddings.legal_action_mask[node_index]
+    # At the root, the moves the search was given (a player may prune some: Hex's dead cells).
+    root = node_index == tree.ROOT_INDEX
+    legal = jnp.where(root, legal & ~tree.root_invalid_actions, legal)
     score = jnp.where(legal, value_score + policy_score + noise, -jnp.inf)
     action = jnp.where(legal.any(), jnp.argmax(score), jnp.argmin(visit_counts))
     return action.astype(jnp.int32)

@@ -52,7 +52,7 @@ def _evaluation(args: argparse.Namespace) -> Evaluation:
             args.engine_jobs,
         ),
         games=Games(args.games, args.opening_plies, args.openings, args.seed),
-        clock=MoveClock(args.move_time, args.timed_search, not args.no_solver),
+        clock=MoveClock(args.move_time, args.timed_search, not args.no_solver, not args.no_prune),
         mode=modes[0] if modes else MATCHES,
         step=args.step,
         records=args.records,
@@ -122,6 +122,12 @@ def _opponent_flags(parser: argparse.ArgumentParser) -> None:
         help="with --move-time: one tree grown until the time is spent and kept from move to "
         "move (default), a new tree each move (fresh), or the largest compiled simulation count "
         "that fits half the time (counts)",
+    )
+    parser.add_argument(
+        "--no-prune",
+        action="store_true",
+        help="with --move-time: search every legal move at the root (by default Hex leaves out "
+        "dead cells, as the engines do)",
     )
     parser.add_argument(
         "--no-solver",

@@ -46,7 +46,7 @@ def timed_moves(agent: Trained, timing: MoveClock):
     """state -> the agent's action within `timing.seconds`, as the engine front ends play under
     a clock (`SearchClock` with its search: kept, fresh or counts; up to the agent's
     --simulations), everything compiled before the first move."""
-    player = play_agent.Agent(agent, agent.simulations)
+    player = play_agent.Agent(agent, agent.simulations, prune=timing.prune)
     timer = clock.SearchClock(agent.simulations, search=timing.search, solve=timing.solve)
     timer.prepare(player)
     timer.wait()

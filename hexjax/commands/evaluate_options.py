@@ -56,6 +56,7 @@ class MoveClock:
     seconds: float | None
     search: str  # clock.TIMED_SEARCHES
     solve: bool  # a solver before the search
+    prune: bool = True  # the root's moves pruned as the game allows (Hex: dead cells)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,6 +103,7 @@ class Evaluation:
             "move_time": self.clock.seconds,
             "timed_search": self.clock.search if timed else None,
             "solver": self.clock.solve if timed else None,
+            "pruned": self.clock.prune if timed else None,
             "considered_actions": self.agent.considered_actions,
             "search": self.agent.search,
             "opening_plies": self.games.opening_plies,

@@ -163,6 +163,12 @@ class Game(abc.ABC):
             rewards=outcome_rewards(winner, terminated),
         )
 
+    def moves_to_search(self, state: State) -> jax.Array:
+        """bool[num_actions]: the legal moves a search need consider. All of them here; a game
+        may leave out moves it can show are no better than another legal one (Hex's dead
+        cells), never all of them. Traceable; for play, where only the root is pruned."""
+        return state.legal_action_mask
+
     def playout_winner(self, key: jax.Array, state: State) -> jax.Array:
         """int32 winner (-1 draw) of one uniformly random playout from `state` to the end of
         the game; the state's own winner if it is over. Games may override this with a faster

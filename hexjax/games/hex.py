@@ -48,6 +48,7 @@ from hexjax.games._base import (
 from hexjax.games._hex_cells import NUM_EDGES as _NUM_EDGES
 from hexjax.games._hex_cells import neighbour_table as _neighbour_table
 from hexjax.games._hex_cells import rhombus_symmetries, winning_group
+from hexjax.games._hex_dead import dead_cells
 from hexjax.games.sampling import random_legal_action
 
 _SYMBOLS = {0: ".", 1: "X", 2: "O"}
@@ -175,6 +176,15 @@ class Hex(Game):
             swap_legal = (step_count == 1) & ~terminated
             mask = jnp.concatenate([mask, swap_legal[None]])
         return mask
+
+    def moves_to_search(self, state: HexState) -> jax.Array:
+        """The legal moves less the dead cells (`_hex_dead`: a stone there is worth a pass);
+        the swap stays. A live position keeps a move: were every empty cell dead, the loser's
+        colour on all of them would leave the winner joined already."""
+        dead = dead_cells(state.board).reshape(-1)
+        if self.swap:
+            dead = jnp.concatenate([dead, jnp.zeros(1, bool)])
+        return state.legal_action_mask & ~dead
 
     def playout_winner(self, key: jax.Array, state: HexState) -> jax.Array:
         """A uniformly random playout visits the empty cells in a uniformly random order, the

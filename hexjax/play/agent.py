@@ -104,8 +104,11 @@ class Agent:
     position at a time for a front end. Build it with `load`, `shipped`, `from_model` or
     `from_checkpoint`; `move` is safe to call from several threads."""
 
-    def __init__(self, trained: restore.Trained, default_simulations: int = PLAY_SIMULATIONS):
+    def __init__(self, trained: restore.Trained, default_simulations: int = PLAY_SIMULATIONS,
+                 prune: bool = True):  # fmt: skip
         self.trained = trained
+        # The root's moves are the game's `moves_to_search` (Hex: no dead cells), not all legal.
+        self.prune = prune
         self.config = trained.config
         self.game: Game = trained.game
         self.params = jax.device_put(trained.params)
@@ -171,7 +174,7 @@ class Agent:
         config = dataclasses.replace(self.config, game=game)
         source = f"{self.source} at {size}x{size}"
         return Agent(dataclasses.replace(self.trained, config=config, source=source),
-                     self.default_simulations)  # fmt: skip
+                     self.default_simulations, self.prune)  # fmt: skip
 
     def move(self, state: State, simulations: int | None = None,
              progress: Callable[[int, int], None] | None = None) -> AgentMove:  # fmt: skip
@@ -256,6 +259,8 @@ class Agent:
         config = self.search_config(count)
 
         def run_search(params, key, states, ticket):
+            states = self.searched_root(states)
+
             def tick():  # each simulation reports to the host: progress, and a way to stop
                 jax.debug.callback(self._tick, ticket)
 
@@ -267,6 +272,13 @@ class Agent:
         example = _batch_of_one(self.game.new_state())
         lowered = jax.jit(run_search).lower(self.params, self._key, example, 0)
         return lowered.compile()
+
+    def searched_root(self, states: State) -> State:
+        """Batched root states as its searches see them: their legal moves the game's
+        `moves_to_search` where it prunes (traceable)."""
+        if not self.prune:
+            return states
+        return states.replace(legal_action_mask=jax.vmap(self.game.moves_to_search)(states))
 
     def search_config(self, simulations: int) -> search_lib.SearchConfig:
         """The search a move of `simulations` (rounded down to a power of two) runs."""

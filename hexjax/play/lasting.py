@@ -300,7 +300,10 @@ class LastingSearch:
         grow = growing.make_grow(game, net, config)
 
         def reroot(params, tree, states):
-            return growing.reroot(game, net, params, tree, states)
+            # The kept subtree is found by the whole state, so the root's moves are pruned after.
+            tree, kept = growing.reroot(game, net, params, tree, states)
+            searched = self.agent.searched_root(states).legal_action_mask
+            return tree.replace(root_invalid_actions=~searched), kept
 
         def grow_chunk(params, tree, count, index):
             return grow(params, jax.random.fold_in(jax.random.key(0), index), tree, count)
@@ -312,7 +315,7 @@ class LastingSearch:
         example = jax.tree.map(lambda x: jnp.asarray(x)[None], game.new_state())
         self._empty = growing.empty(example, game.num_actions, self.capacity)
         tree, params, one = self._empty, self.agent.params, jnp.ones(1, jnp.int32)
-        key = f"{self.agent.config} {config} {self.capacity}"  # what the programs bake in
+        key = f"{self.agent.config} {config} {self.capacity} {self.agent.prune}"  # baked in
         return {
             "reroot": compile_cache.compiled("reroot", reroot, (params, tree, example), key=key),
             "plan": compile_cache.compiled("plan", growing.plan, (tree, one, one), key=key),
