@@ -306,7 +306,7 @@ def test_time_limit_over_the_protocol(model_dir, tmp_path):
     comes well within the limit (a move that compiled would take seconds)."""
     # One model: the renju one's searches would compile too (tested in-process above). Compiled
     # as users' engines are, not with the suite's quick-compiling flags (conftest.py), which run
-    # the steps outside the timed chunks (re-rooting, choosing) slower than the product does.
+    # the re-rooting between moves, outside the timed chunks, many times slower (docs/testing.md).
     args = ["--model", "gomoku9", "--model-dir", str(model_dir), "--simulations", "4096"]
     product = {"XLA_FLAGS": PRODUCT_XLA_FLAGS}
     with engine_process("hexjax.play.gomocup", args, tmp_path / "stderr", product) as process:
