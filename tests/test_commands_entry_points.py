@@ -25,6 +25,7 @@ BENCHMARKS = {
     "fours_in_games.py",
     "search_cores.py",
     "solver_beside.py",
+    "dead_cells.py",
 }  # measurements, full scripts
 
 
