@@ -10,6 +10,7 @@ from hexjax.games._base import Symmetry
 
 TOP, BOTTOM, LEFT, RIGHT = 0, 1, 2, 3
 NUM_EDGES = 4
+EDGE_COLOURS = (1, 1, 2, 2)  # by edge: Black's top and bottom, White's left and right
 
 
 def neighbour_table(n: int) -> np.ndarray:

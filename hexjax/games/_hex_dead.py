@@ -25,9 +25,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from hexjax.games._hex_cells import neighbour_table
+from hexjax.games._hex_cells import EDGE_COLOURS, neighbour_table
 
-_EDGE_COLOURS = (1, 1, 2, 2)  # TOP, BOTTOM: Black's edges; LEFT, RIGHT: White's
 # One string per pattern, round the ring: X one colour, O the other, . anything.
 PATTERNS = ("XXXX..", "XXXOO.", "XX.OO.")
 
@@ -55,7 +54,7 @@ def pattern_dead(flat: jax.Array, table: jax.Array) -> jax.Array:
     """bool[n*n]: the empty cells of the flat board whose ring reads one of the patterns (one
     round, no filling); `table` is `neighbour_table(n)`."""
     needs_x, needs_o = (jnp.asarray(v) for v in _variants())
-    ring = jnp.concatenate([flat, jnp.asarray(_EDGE_COLOURS, flat.dtype)])[table]  # [n*n, 6]
+    ring = jnp.concatenate([flat, jnp.asarray(EDGE_COLOURS, flat.dtype)])[table]  # [n*n, 6]
     found = jnp.zeros(flat.shape, bool)
     for x in (1, 2):
         is_x, is_o = ring[:, None] == x, ring[:, None] == 3 - x

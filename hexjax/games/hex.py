@@ -45,6 +45,7 @@ from hexjax.games._base import (
     checked_int,
     outcome_rewards,
 )
+from hexjax.games._hex_cells import EDGE_COLOURS as _EDGE_COLOURS
 from hexjax.games._hex_cells import NUM_EDGES as _NUM_EDGES
 from hexjax.games._hex_cells import neighbour_table as _neighbour_table
 from hexjax.games._hex_cells import rhombus_symmetries, winning_group
@@ -81,7 +82,7 @@ class Hex(Game):
         self._neighbour_on_board = neighbours < n * n
         self._neighbour_inside = np.minimum(neighbours, n * n - 1)
         edge = np.maximum(neighbours - n * n, 0)
-        self._neighbour_edge_colour = np.array([1, 1, 2, 2], np.int8)[edge]
+        self._neighbour_edge_colour = np.array(_EDGE_COLOURS, np.int8)[edge]
         self._label_dtype = np.int8 if n * n + _NUM_EDGES < 127 else np.int16
         # Stands for "not one of the mover's groups"; never a real label.
         self._no_group = np.iinfo(self._label_dtype).max
