@@ -18,6 +18,7 @@ then loading it.
     python experiments/engine_time.py --timed-search counts    # the clock before the lasting search
     python experiments/engine_time.py --cold-and-warm --moves 5       # START: compiled, then cached
     python experiments/engine_time.py --no-solver      # the engine without its exact solver
+    python experiments/engine_time.py --size 15 --model gomoku15   # START readies one model only
     python experiments/engine_time.py --protocol gtp --size 7 --sessions 500:4096 --moves 200
 """
 
@@ -160,12 +161,15 @@ def main(argv=None) -> int:
                         help="the engine's --timed-search")  # fmt: skip
     parser.add_argument("--no-solver", action="store_true",
                         help="the engine's --no-solver: no exact solver, no screen")  # fmt: skip
+    parser.add_argument("--model", help="the engine's --model: START readies this shipped "
+                        "model only (by default every rule shipped for the board)")  # fmt: skip
     parser.add_argument("--cold-and-warm", action="store_true",
                         help="each session twice on a new cache: compiled, then read")  # fmt: skip
     args = parser.parse_args(argv)
     columns = "session cache ready START moves median_move slowest_move over_the_limit"
     print("| " + " | ".join(c.replace("_", " ") for c in columns.split()) + " |")
     print("|---|---|---|---|---|---|---|---|")
+    flags = ("--no-solver",) * args.no_solver + (("--model", args.model) if args.model else ())
     for spec in args.sessions:
         timeout_ms, simulations = map(int, spec.split(":"))
         runs = [("as it is", None)]
@@ -175,7 +179,7 @@ def main(argv=None) -> int:
         for cache_name, cache in runs:
             play = gtp_session if args.protocol == "gtp" else session
             row = play(timeout_ms, simulations, args.moves, args.size, args.seed, args.rule,
-                       args.timed_search, cache, ("--no-solver",) * args.no_solver)  # fmt: skip
+                       args.timed_search, cache, flags)  # fmt: skip
             cells = [row["session"], cache_name, f"{row['ready_s']:.1f} s",
                      f"{row['start_s']:.1f} s", row["moves"], f"{row['median_s']:.3f} s",
                      f"{row['max_s']:.3f} s", row["over"]]  # fmt: skip
