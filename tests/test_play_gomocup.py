@@ -23,6 +23,7 @@ import hexjax
 from hexjax.play import Agents
 from hexjax.play.clock import SearchClock
 from hexjax.play.gomocup import GomocupEngine, rule_name
+from hexjax.play.match import Match
 
 ABOUT = 'name="hexjax", version="0.1.0", author="hexjax", country="-"'
 
@@ -267,6 +268,35 @@ def test_budgets_from_timeout_turn_and_time_left(agents):
     assert engine.most() == 1.25  # an eighth of it when the search is unsure
     engine.answer("INFO time_left -300")  # overdrawn
     assert engine.budget() == 0.0
+
+
+def test_a_move_has_its_time_less_what_its_command_took_before_the_search(
+    agents, monkeypatch
+):  # fmt: skip
+    """The manager times the whole TURN: the opponent's move played there (0.3 s here) comes
+    off timeout_turn and off the share of time_left."""
+    fake = [0.0]
+    engine = GomocupEngine(agents, simulations=4)
+    engine.clock = SearchClock(4, now=lambda: fake[0])
+    real_move, real_play, asked = engine.clock.move, Match.play, []
+
+    def move(agent, state, budget_s, most_s=None):
+        asked.append((budget_s, most_s))
+        return real_move(agent, state, None)  # 4 simulations
+
+    def slow_play(match, action):
+        fake[0] += 0.3
+        real_play(match, action)
+
+    monkeypatch.setattr(engine.clock, "move", move)
+    monkeypatch.setattr(Match, "play", slow_play)
+    assert talk(engine, "START 9\nINFO timeout_turn 1000\n") == ["OK"]
+    talk(engine, "BEGIN\n")  # nothing played before the search
+    assert asked == [pytest.approx((1.0, 1.0))]
+    talk(engine, "TURN 0,0\n")
+    assert asked[-1] == pytest.approx((0.7, 0.7))
+    talk(engine, "INFO time_left 10000\nTURN 8,8\n")  # 0.5 s a move; unsure, up to the turn
+    assert asked[-1] == pytest.approx((0.2, 0.7))
 
 
 @pytest.mark.parametrize("background_done", [False, True])

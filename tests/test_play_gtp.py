@@ -259,6 +259,31 @@ def test_every_genmove_fits_its_budget_on_a_fake_clock(agents, background_done):
     agent.release.set()
 
 
+def test_a_genmove_has_its_time_less_what_came_before_its_search(agents, monkeypatch):
+    """The controller times the whole genmove: a search readied inside it (0.4 s here) leaves
+    the search the rest of the byo-yomi second."""
+    fake = [0.0]
+    engine = GtpEngine(agents, 5, simulations=4)
+    engine.clock = SearchClock(4, now=lambda: fake[0])
+    real_move, real_prepare, asked = engine.clock.move, engine.clock.prepare, []
+
+    def move(agent, state, budget_s, most_s=None):
+        asked.append((budget_s, most_s))
+        return real_move(agent, state, None)  # 4 simulations
+
+    def slow_prepare(agent):
+        fake[0] += 0.4
+        real_prepare(agent)
+
+    monkeypatch.setattr(engine.clock, "move", move)
+    monkeypatch.setattr(engine.clock, "prepare", slow_prepare)
+    assert talk(engine, "time_settings 0 1 1\ngenmove b\n")[1].startswith("= ")
+    assert asked == [pytest.approx((0.6, 0.6))]
+    fake[0] += 5.0  # between commands: not the move's
+    talk(engine, "genmove w\n")
+    assert asked[-1] == pytest.approx((0.6, 0.6))
+
+
 def test_a_whole_game_ends_when_a_side_connects(agents):
     engine = GtpEngine(agents, 5, swap=True, simulations=4)
     n = 5

@@ -213,6 +213,12 @@ def add_clock_flags(parser, no_solver_help: str) -> None:
                         "until the next command arrives (with --timed-search kept)")  # fmt: skip
 
 
+def less_taken(taken_s: float, *limits: float | None) -> tuple[float | None, ...]:
+    """Each of a move's limits (seconds; None: no limit) less `taken_s`, what its command took
+    before the search (a manager or controller times the whole command), never below zero."""
+    return tuple(None if limit is None else max(0.0, limit - taken_s) for limit in limits)
+
+
 def split_main_time(seconds_left: float) -> float:
     """A move's share of a main time that must last the game."""
     return max(seconds_left, 0.0) / MOVES_AHEAD

@@ -75,6 +75,7 @@ class GomocupEngine:
         self.match: Match | None = None  # None: a new game starts at the next command
         self.info: dict[str, str] = {}
         self.ended = False
+        self._received: float | None = None  # when the command being answered was taken up
         self.commands = {
             "START": self.start,
             "RECTSTART": self.rectstart,
@@ -107,6 +108,7 @@ class GomocupEngine:
         if not words:
             return None
         command, argument = words[0].upper(), words[1] if len(words) > 1 else ""
+        self._received = self.clock.now()
         try:
             if command == "BOARD":
                 return self.board(_until_done(lines))
@@ -226,8 +228,11 @@ class GomocupEngine:
         _live(match)
         agent = self._agent()
         self.clock.prepare(agent)
-        budget = self.budget()
-        action = self.clock.move(agent, match.state, budget, self.most()).action
+        # The manager times the whole command: what it took before the search (the opponent's
+        # move or BOARD's position set up, a rule's model readied) comes off the move's time.
+        taken = 0.0 if self._received is None else self.clock.now() - self._received
+        budget, most = clock.less_taken(taken, self.budget(), self.most())
+        action = self.clock.move(agent, match.state, budget, most).action
         match.play(action)
         if budget is not None:  # a timed move: the lasting search, whose tree pondering grows
             self._after_own_move = agent, match.state

@@ -160,10 +160,13 @@ class GtpEngine:
     def genmove(self, args: list[str]) -> str:
         _arguments(args, 1, "genmove COLOUR, e.g. genmove b")
         player = self._player(args[0])
+        received = self.clock.now()
         self.prepare()
         state = self.match.state_for(player)
-        budget = self.time.budget(player)
-        reply = self.clock.move(self.agent, state, budget, self.time.most(player))
+        budget, most = clock.less_taken(
+            self.clock.now() - received, self.time.budget(player), self.time.most(player)
+        )
+        reply = self.clock.move(self.agent, state, budget, most)
         self.match.play_as(player, reply.action)
         if budget is not None:  # a timed move: the lasting search, whose tree pondering grows
             self._after_own_move = self.match.state
