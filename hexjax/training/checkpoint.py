@@ -20,7 +20,6 @@ import sys
 import warnings
 
 import jax
-import orbax.checkpoint as ocp
 
 
 class CheckpointError(RuntimeError):
@@ -84,9 +83,18 @@ def _reason(error: Exception, limit: int = 120) -> str:
     return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
 
+def _orbax():
+    """Orbax, imported on first use: the front ends that play shipped models never need it, and
+    its import is a noticeable part of their start."""
+    import orbax.checkpoint
+
+    return orbax.checkpoint
+
+
 class Checkpointer:
     def __init__(self, directory: str | pathlib.Path, keep: int = 5, create: bool = True):
         """`create=False` for readers: a missing directory is an error, not made."""
+        ocp = _orbax()
         self.directory = pathlib.Path(directory).absolute()
         if not create and not self.directory.is_dir():
             raise CheckpointError(f"no checkpoint in {self.directory} (no such directory)")
@@ -101,6 +109,7 @@ class Checkpointer:
 
     def save(self, step: int, state, key: jax.Array, meta: dict) -> None:
         """Write step `step` and wait until it is on disk."""
+        ocp = _orbax()
         tree = {"state": state, "key": jax.random.key_data(key)}
         self._manager.save(
             step,
@@ -114,6 +123,7 @@ class Checkpointer:
         return self._fall_back(step, self._restore_meta)[0]
 
     def _restore_meta(self, step: int) -> dict:
+        ocp = _orbax()
         _quiet_failed_reads()
         try:
             restored = self._manager.restore(
@@ -171,6 +181,7 @@ class Checkpointer:
         return restored
 
     def _restore_step(self, template_state, template_key: jax.Array, step: int) -> Restored:
+        ocp = _orbax()
         # The template's arrays alone: a field that is None (an option the run does not use)
         # holds nothing to read, and a checkpoint written before that field existed has no
         # entry for it, which Orbax would call a mismatch. Every array must still be there.
@@ -197,6 +208,7 @@ class Checkpointer:
 
     def _stored_tree(self, step: int) -> dict:
         """The nested names of what step `step` holds (its arrays' metadata; None entries)."""
+        ocp = _orbax()
         absl = logging.getLogger("absl")
         level = absl.level
         absl.setLevel(logging.ERROR)  # "no _CHECKPOINT_METADATA" for an item: expected
