@@ -8,6 +8,7 @@ set up with an opening.
 
 import contextlib
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -182,10 +183,11 @@ def test_ai_plays_first_when_the_person_plays_white(client):
 
 def test_analysis_searches_the_position_once(client, agents, monkeypatch):
     monkeypatch.setattr(web_game, "SOLVER_S", -1.0)  # no time for the solver: Hex 5x5 is searched
-    agent = agents.get("hex", 5)
+    search = client.app.state.searches.of(agents.get("hex", 5))
+    search.prepare()  # its rate measured now: the searches counted below are the page's
     searches = []
-    real_move = agent.move
-    monkeypatch.setattr(agent, "move", lambda *a: searches.append(1) or real_move(*a))
+    real_move = search.move
+    monkeypatch.setattr(search, "move", lambda *a, **k: searches.append(1) or real_move(*a, **k))
 
     game = new_game(client)
     post(client, game, "moves", {"move": "a1"})
@@ -484,16 +486,17 @@ def test_two_moves_racing_for_one_turn(client):
 
 
 def test_a_search_holds_only_its_own_game(client, agents, monkeypatch):
-    agent = agents.get("hex", 5)
+    search = client.app.state.searches.of(agents.get("hex", 5))
+    search.prepare()  # its rate measured now: the search below is the page's
     searching, release = threading.Event(), threading.Event()
-    real_move = agent.move
+    real_move = search.move
 
-    def slow_move(*args):
+    def slow_move(*args, **kwargs):
         searching.set()
         assert release.wait(30)
-        return real_move(*args)
+        return real_move(*args, **kwargs)
 
-    monkeypatch.setattr(agent, "move", slow_move)
+    monkeypatch.setattr(search, "move", slow_move)
     monkeypatch.setattr(web_game, "SOLVER_S", -1.0)  # Hex 5x5 is solved at once: searched instead
     slow, other = new_game(client, human=1), new_game(client)
     results = {}
@@ -589,27 +592,27 @@ def test_sgf_download(client):
     refused(client.post(f"/api/games/{game['id']}/sgf"), 405, "Method Not Allowed")
 
 
-def test_ctrl_c_ends_a_search_in_flight(agents, tmp_path):
-    """The server started as a user does, a 4096-simulation AI move asked for, then Ctrl-C
-    (SIGINT): the request in flight gets 503 at once instead of its move when the search is
-    done, and the server exits cleanly."""
+def _post(address: str, body: dict) -> tuple[int, dict]:
+    request = urllib.request.Request(address, json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    try:
+        with urllib.request.urlopen(request, timeout=600) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+@contextlib.contextmanager
+def _server(flags: list[str], env: dict | None = None):
+    """The server started as a user does, on a free port: (process, its /api/games URL) once it
+    answers. Killed on the way out, whatever failed."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    argv = [sys.executable, "-m", "hexjax.commands.play", "--web", "--port", str(port),
-            "--model-dir", str(agents.model_dir), "--simulations", "4096"]  # fmt: skip
-    url = f"http://127.0.0.1:{port}/api/games"
-
-    def post(address: str, body: dict) -> tuple[int, dict]:
-        request = urllib.request.Request(address, json.dumps(body).encode(), method="POST",
-                                         headers={"Content-Type": "application/json"})  # fmt: skip
-        try:
-            with urllib.request.urlopen(request, timeout=600) as response:
-                return response.status, json.loads(response.read())
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read())
-
-    server = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    argv = [sys.executable, "-m", "hexjax.commands.play", "--web", "--port", str(port), *flags]
+    server = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
     try:
         assert "play at" in server.stdout.readline()  # printed before it listens: wait
         for _ in range(3000):
@@ -617,19 +620,50 @@ def test_ctrl_c_ends_a_search_in_flight(agents, tmp_path):
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/api/options", timeout=10)
                 break
             time.sleep(0.1)
-        status, game = post(url, {"game": "gomoku", "size": 9, "human": 1})
+        yield server, f"http://127.0.0.1:{port}/api/games"
+    finally:
+        server.kill()
+
+
+def test_ctrl_c_ends_a_search_in_flight(agents):
+    """The server started as a user does, a 4096-simulation AI move asked for, then Ctrl-C
+    (SIGINT): the request in flight gets 503 at once instead of its move when the search is
+    done, and the server exits cleanly."""
+    flags = ["--model-dir", str(agents.model_dir), "--simulations", "4096"]
+    with _server(flags) as (server, url):
+        status, game = _post(url, {"game": "gomoku", "size": 9, "human": 1})
         assert status == 201 and game["ai_to_move"] and game["simulations"] == 4096
-        answers = []
-        asking = threading.Thread(target=lambda: answers.append(post(f"{url}/{game['id']}/ai", {})))
+        answers, ai = [], f"{url}/{game['id']}/ai"
+        asking = threading.Thread(target=lambda: answers.append(_post(ai, {})))
         asking.start()
         time.sleep(2)  # the search (or its compile) is under way: it takes far longer
         server.send_signal(signal.SIGINT)
         asking.join(timeout=600)
         _, err = server.communicate(timeout=120)
-    finally:
-        server.kill()  # never left running, whatever failed
     assert answers == [(503, {"error": "the server is stopping"})], err
     assert server.returncode == 0, err
+
+
+def test_a_second_server_reads_the_search_from_the_compilation_cache(agents, tmp_path):
+    """The AI's search keeps its compiled steps in $XDG_CACHE_HOME/hexjax/jax: a server started
+    again and asked the same move writes nothing new, so its first reply compiles no search."""
+    cache = tmp_path / "xdg" / "hexjax" / "jax"
+    env = {k: v for k, v in os.environ.items() if k != "JAX_COMPILATION_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    flags = ["--model-dir", str(agents.model_dir), "--simulations", "4"]
+
+    def first_reply() -> set[str]:
+        with _server(flags, env) as (_, url):
+            status, game = _post(url, {"game": "gomoku", "size": 9, "human": 1})
+            assert status == 201
+            status, game = _post(f"{url}/{game['id']}/ai", {})
+            assert status == 200 and game["stones"] == [1, 0], game
+        return {str(p.relative_to(cache)) for p in cache.rglob("*")}
+
+    first = first_reply()
+    steps = {name.split("/")[1].split("-")[0] for name in first if name.startswith("exported/")}
+    assert {"grow", "reroot", "plan", "choose"} <= steps, first
+    assert first_reply() == first
 
 
 def test_a_win_by_fours_is_proven_and_played(client):

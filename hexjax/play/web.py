@@ -6,8 +6,9 @@
                                  defaults and the simulation limit
   POST /api/games                {game, size, rule, swap, human, simulations, moves} -> 201, a game
                                  (fields left out take the first model that fits those given;
-                                 `simulations` is rounded down to a power of two, so clients
-                                 asking for any counts compile at most a dozen searches;
+                                 `simulations` is rounded down to a power of two, as the
+                                 other front ends count them (the AI's search compiles once
+                                 a model, whatever the count);
                                  `human` is the colour the person plays, 0 Black or 1 White, or
                                  null: the AI plays both sides, a game to watch or replay;
                                  `moves` an optional opening, played before the game is handed
@@ -63,7 +64,7 @@ from hexjax.play.agent import (
     Agents,
     simulation_count,
 )
-from hexjax.play.web_game import ApiError, Games, WebGame, show, variant_json
+from hexjax.play.web_game import ApiError, Games, Searches, WebGame, show, variant_json
 from hexjax.training import models
 
 STATIC_DIR = pathlib.Path(__file__).parent / "static"
@@ -76,7 +77,7 @@ def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
     if not 1 <= simulations <= MAX_SIMULATIONS:
         raise ValueError(f"simulations must be between 1 and {MAX_SIMULATIONS}, got {simulations}")
     simulations = simulation_count(simulations)
-    games = Games(max_games)
+    games, searches = Games(max_games), Searches()
     playable = _playable(agents)
 
     async def options(request: Request) -> JSONResponse:
@@ -90,12 +91,14 @@ def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
         _check_fields(body, {"game", "size", "rule", "swap", "human", "simulations", "moves"})
         variant = _choose_variant(body, playable)
         human = None if body.get("human", 0) is None else _ranged(body, "human", 0, 0, 1)
-        # Rounded down to a power of two: a bounded set of compiled searches, whatever is asked.
+        # Rounded down to a power of two, as the other front ends count simulations.
         strength = simulation_count(_ranged(body, "simulations", simulations, 1, MAX_SIMULATIONS))
         opening = body.get("moves", [])
         if not isinstance(opening, list | str):
             raise ApiError(400, f"'moves' must be a list of moves or a string, got {show(opening)}")
-        game = await run_in_threadpool(WebGame.start, agents, variant, human, strength, opening)
+        game = await run_in_threadpool(
+            WebGame.start, agents, searches, variant, human, strength, opening
+        )
         games.add(game)
         return JSONResponse(await run_in_threadpool(game.locked, game.to_json), status_code=201)
 
@@ -144,7 +147,9 @@ def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     handlers = {ApiError: _api_error, HTTPException: _http_error, Exception: _server_error}
-    return Starlette(routes=routes, exception_handlers=handlers)
+    app = Starlette(routes=routes, exception_handlers=handlers)
+    app.state.searches = searches  # the AI's searches, by agent (tests reach them here)
+    return app
 
 
 async def _page(request: Request) -> FileResponse:

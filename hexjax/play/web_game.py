@@ -1,6 +1,10 @@
 """The web page's games: a `Match` and its `Agent` behind a lock, each request's work on it
 (the person's move, the AI's search, undo, the JSON the page draws), and the games kept in
-memory, the least recently used dropped first. `hexjax/play/web.py` routes requests here."""
+memory, the least recently used dropped first. `hexjax/play/web.py` routes requests here.
+
+The AI's search is the engines' lasting search counted in simulations (`Searches`): its steps
+have no host callback, so the compilation cache keeps them and a server started again reads them
+back instead of compiling a search at its first reply."""
 
 from __future__ import annotations
 
@@ -14,7 +18,8 @@ import numpy as np
 
 from hexjax.evaluation import root_solvers, sgf
 from hexjax.games import GameConfig
-from hexjax.play.agent import Agent, AgentMove, Agents, SearchStopped
+from hexjax.play.agent import MAX_SIMULATIONS, Agent, AgentMove, Agents, SearchStopped
+from hexjax.play.lasting import LastingSearch
 from hexjax.play.match import Match, MoveError
 from hexjax.training import models
 
@@ -29,13 +34,35 @@ class ApiError(Exception):
         self.status = status
 
 
-class WebGame:
-    """One game: the match, the agent that plays the AI's side, and who plays which colour."""
+class Searches:
+    """For each agent, its search for the page: a `LastingSearch` of up to MAX_SIMULATIONS, a
+    new tree each move, no time limit and no solver (the page asks its own first), made on first
+    use; its steps compile (or are read from the cache) at its first move. Between its chunks it
+    sees `Agent.stop_searches` (the server stopping)."""
 
-    def __init__(self, variant: GameConfig, agent: Agent, human: int | None, simulations: int):
+    def __init__(self):
+        self._searches: dict[int, LastingSearch] = {}  # by agent
+        self._lock = threading.Lock()
+
+    def of(self, agent: Agent) -> LastingSearch:
+        with self._lock:
+            if id(agent) not in self._searches:
+                self._searches[id(agent)] = LastingSearch(
+                    agent, MAX_SIMULATIONS, keep=False, solve=False
+                )
+            return self._searches[id(agent)]
+
+
+class WebGame:
+    """One game: the match, the agent that plays the AI's side (searching with `search`), and who
+    plays which colour."""
+
+    def __init__(self, variant: GameConfig, agent: Agent, search: LastingSearch,
+                 human: int | None, simulations: int):  # fmt: skip
         self.id = secrets.token_urlsafe(16)
         self.variant = variant
         self.agent = agent
+        self.search = search
         self.match = Match(agent.game)
         self.human = human  # the colour the person plays: 0 Black (first), 1 White; None: no one
         self.simulations = simulations
@@ -44,12 +71,13 @@ class WebGame:
         self._solver = root_solvers.root_solver(agent.game)  # its table lasts the game
 
     @classmethod
-    def start(cls, agents: Agents, variant: GameConfig, human, simulations: int, opening):
+    def start(cls, agents: Agents, searches: Searches, variant: GameConfig, human,
+              simulations: int, opening):  # fmt: skip
         try:
             agent = agents.get(variant.name, variant.size, variant.rule, variant.swap)
         except models.ModelError as error:
             raise ApiError(404, str(error)) from None
-        game = cls(variant, agent, human, simulations)
+        game = cls(variant, agent, searches.of(agent), human, simulations)
         if isinstance(opening, str):  # a move list as one string, a records file's line
             try:
                 opening = agent.game.parse_moves(opening)
@@ -117,7 +145,9 @@ class WebGame:
         if self._last_search is None or self._last_search[0] != position:
             result = self._proven()
             try:
-                result = result or self.agent.move(self.match.state, self.simulations)
+                result = result or self.search.move(
+                    self.match.state, None, simulations=self.simulations
+                )
             except SearchStopped:
                 raise ApiError(503, "the server is stopping") from None
             self._last_search = (position, result)

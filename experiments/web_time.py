@@ -1,0 +1,112 @@
+"""How soon does the web page answer? Its first AI move after the server starts, over HTTP.
+
+Starts `python -m hexjax.commands.play --web` on a free port, as a user's `make web` does, and
+waits until it answers. Then, for each game asked for, a new game with the person as White so
+that the AI opens (`POST /api/games`), and the AI's moves (`POST /api/games/{id}/ai`), each
+timed from the request sent to the answer read. Prints, per game, the seconds until the server
+answered, the first reply (the one that may compile the search) and the later replies' median.
+The server uses the compilation cache it always uses (`hexjax/play/compile_cache.py`); run it
+twice to see a warm cache.
+
+    python experiments/web_time.py                          # Hex 11x11 and Gomoku 15x15
+    python experiments/web_time.py --games gomoku:15:renju hex:7 --simulations 64
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+READY_TIMEOUT_S = 300.0  # the longest the server may take to answer its first request
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def request(url: str, body: dict | None = None) -> dict:
+    data = None if body is None else json.dumps(body).encode()
+    headers = {} if body is None else {"Content-Type": "application/json"}
+    with urllib.request.urlopen(urllib.request.Request(url, data, headers), timeout=600) as reply:
+        return json.loads(reply.read())
+
+
+def timed(url: str, body: dict | None = None) -> tuple[dict, float]:
+    started = time.monotonic()
+    answer = request(url, body)
+    return answer, time.monotonic() - started
+
+
+def wait_until_serving(base: str, process: subprocess.Popen) -> float:
+    began = time.monotonic()
+    while time.monotonic() - began < READY_TIMEOUT_S:
+        if process.poll() is not None:
+            raise SystemExit(f"the server exited with code {process.returncode}")
+        try:
+            request(base + "/api/options")
+            return time.monotonic() - began
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.05)
+    raise SystemExit(f"the server did not answer within {READY_TIMEOUT_S:.0f} s")
+
+
+def play(base: str, spec: str, simulations: int, moves: int) -> tuple[float, list[float]]:
+    """(first reply, later replies) of the AI opening a game of `spec` (GAME:SIZE[:RULE]) and
+    answering the person's moves, each the first legal move in the list the server gives."""
+    name, size, *rule = spec.split(":")
+    body = {"game": name, "size": int(size), "human": 1, "simulations": simulations}
+    if rule:
+        body["rule"] = rule[0]
+    game = request(base + "/api/games", body)
+    url = f"{base}/api/games/{game['id']}"
+    seconds = []
+    for _ in range(moves):
+        game, took = timed(url + "/ai", {})
+        seconds.append(took)
+        if game["over"]:
+            break
+        game = request(url + "/moves", {"move": game["legal"][0]})
+        if game["over"]:
+            break
+    return seconds[0], seconds[1:]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", nargs="+", default=["hex:11", "gomoku:15"],
+                        help="GAME:SIZE[:RULE] for each game, in order")  # fmt: skip
+    parser.add_argument("--simulations", type=int, default=None,
+                        help="each game's strength (default: the page's)")  # fmt: skip
+    parser.add_argument("--moves", type=int, default=4, help="AI moves a game")
+    args = parser.parse_args(argv)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    argv = [sys.executable, "-m", "hexjax.commands.play", "--web", "--port", str(port)]
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+    try:
+        serving_s = wait_until_serving(base, process)
+        simulations = args.simulations or request(base + "/api/options")["defaults"]["simulations"]
+        print(f"server answering after {serving_s:.1f} s; {simulations} simulations a move")
+        print("| game | first reply | later replies (median) |")
+        print("|---|---|---|")
+        for spec in args.games:
+            first, later = play(base, spec, simulations, args.moves)
+            rest = f"{statistics.median(later):.2f} s" if later else "-"
+            print(f"| {spec} | {first:.2f} s | {rest} |", flush=True)
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
