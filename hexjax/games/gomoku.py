@@ -117,7 +117,9 @@ class Gomoku(Game):
         state = State(
             board=board,
             current_player=jnp.int32(0),
-            legal_action_mask=self._legal_mask(board.reshape(-1), jnp.int32(0), jnp.bool_(False)),
+            # No stone, no forbidden point: the start position needs no renju reading (which
+            # would make the engines' start-position program as large as a step's).
+            legal_action_mask=jnp.ones(n * n, jnp.bool_),
             terminated=jnp.bool_(False),
             rewards=jnp.zeros(2, jnp.float32),
             winner=jnp.int32(-1),
