@@ -17,7 +17,7 @@ BENCHMARKS = {
     "rollout_mcts_bench.py",
     "sgd_loop_bench.py",
     "engine_time.py",
-    "web_time.py",
+    "first_reply.py",
     "export_bench.py",
     "export_parity.py",
     "accelerator_check.py",

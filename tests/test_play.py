@@ -225,10 +225,10 @@ def test_agents_load_each_game_once_and_name_what_is_missing(model_dir):
 # --- terminal ----------------------------------------------------------------------------
 
 
-def _session(agent, commands: str, human: int = 0) -> str:
+def _session(agent, commands: str, human: int = 0, search=None) -> str:
     out = io.StringIO()
     TerminalGame(agent, human, simulations=2, colour=False, stdin=io.StringIO(commands),
-                 stdout=out).run()  # fmt: skip
+                 stdout=out, search=search).run()  # fmt: skip
     return out.getvalue()
 
 
@@ -250,33 +250,27 @@ def test_the_terminal_caps_simulations_and_hides_zero_percent_hints(hex_agent):
     assert text.count("powers of two") == 2  # 64 itself needs no note
     assert "got '" + "9x" * 10 + "...'" in _session(hex_agent, "sims " + "9x" * 500 + "\nquit\n")
 
-    class Peaked:  # a search that puts 0.4% and less on all but two moves
-        game = hex_agent.game
-        source = "a fake"
+    def peaked(state, simulations, progress):  # 0.4% and less on all but two moves
+        policy = np.full(hex_agent.game.num_actions, 0.004, np.float32)
+        policy[[5, 6]] = [0.7, 0.244]
+        return AgentMove(5, policy, 0.0, 2)
 
-        def move(self, state, simulations=None, progress=None):
-            policy = np.full(self.game.num_actions, 0.004, np.float32)
-            policy[[5, 6]] = [0.7, 0.244]
-            return AgentMove(5, policy, 0.0, 2)
-
-    text = _session(Peaked(), "hint\nquit\n")
+    text = _session(hex_agent, "hint\nquit\n", search=peaked)
     assert "hint: b2 70%, c2 24%; your win chance 50%" in text
 
 
 def test_a_stopped_ai_search_waits_for_go(hex_agent):
-    class StoppedOnce:  # the first search is stopped by Ctrl-C, the next ones play
-        game = hex_agent.game
-        source = "a fake"
-        calls = 0
+    calls = []
 
-        def move(self, state, simulations=None, progress=None):
-            StoppedOnce.calls += 1
-            if StoppedOnce.calls == 1:
-                raise KeyboardInterrupt
-            legal = np.flatnonzero(np.asarray(state.legal_action_mask))
-            return AgentMove(int(legal[0]), np.zeros(self.game.num_actions, np.float32), 0.0, 2)
+    def stopped_once(state, simulations, progress):  # stopped by Ctrl-C, then plays
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        legal = np.flatnonzero(np.asarray(state.legal_action_mask))
+        return AgentMove(int(legal[0]), np.zeros(hex_agent.game.num_actions, np.float32), 0.0, 2)
 
-    text = _session(StoppedOnce(), "a2\ngo\nmoves\nquit\n", human=1)  # the AI plays Black
+    # the AI plays Black
+    text = _session(hex_agent, "a2\ngo\nmoves\nquit\n", human=1, search=stopped_once)
     assert "the AI's search was stopped" in text and "AI to move (go): " in text
     assert "it is the AI's turn: type go" in text  # a2 refused while the AI is to move
     assert text.endswith("a1\nyour move (O (blue, left-right)): ")  # after go the AI played a1

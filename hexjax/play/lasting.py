@@ -35,7 +35,7 @@ from hexjax.alphazero import growing
 from hexjax.evaluation import root_solvers
 from hexjax.games import State
 from hexjax.play import compile_cache, cores, solver_process
-from hexjax.play.agent import Agent, AgentMove, SearchStopped
+from hexjax.play.agent import MAX_SIMULATIONS, Agent, AgentMove, SearchStopped
 
 _log = logging.getLogger(__name__)
 
@@ -128,12 +128,21 @@ class LastingSearch:
         """Nodes this thread's last move kept from the tree before it (0: a new tree)."""
         return getattr(self._local, "kept", 0)
 
+    @classmethod
+    def counted(cls, agent: Agent) -> LastingSearch:
+        """The search of the front ends that count simulations rather than time (the web page,
+        the terminal): up to MAX_SIMULATIONS, a new tree each move, no solver (they ask their
+        own). Its steps call nothing on the host, so the compilation cache keeps them and a
+        later start's first reply reads them back rather than compiling a search."""
+        return cls(agent, MAX_SIMULATIONS, keep=False, solve=False)
+
     def move(self, state: State, budget_s: float | None, simulations: int | None = None,
-             most_s: float | None = None) -> AgentMove:  # fmt: skip
+             most_s: float | None = None,
+             progress: Callable[[int, int], None] | None = None) -> AgentMove:  # fmt: skip
         """The move in `state` (not over) within `budget_s` seconds (None: `simulations`, else
         `most`, whatever they take). Up to `most_s` (at most EXTEND times the budget) when the
         search is unsure after the budget: its two best moves close, or its value fallen since
-        this thread's last move."""
+        this thread's last move. `progress(done, planned)` is called after each chunk."""
         if bool(state.terminated):
             raise ValueError("the game is over: there is no move to search")
         self.prepare()
@@ -166,7 +175,7 @@ class LastingSearch:
         proved = None if proving is None else lambda: (
             proving.done() and proving.exception() is None and proving.result() is not None
         )  # fmt: skip
-        tree, done = self._grow(tree, planned, end, proved)
+        tree, done = self._grow(tree, planned, end, proved, progress)
         if proving is not None:
             # At the search's end the solver stops too; a search that ended early waits for it
             # no longer than the solver going first would have taken.
@@ -211,10 +220,12 @@ class LastingSearch:
         share after it)."""
         return started + USE * seconds * (1 - SCREEN_SHARE * self.screens)
 
-    def _grow(self, tree, planned: int, deadline: float | None, stop: Callable | None = None):
+    def _grow(self, tree, planned: int, deadline: float | None, stop: Callable | None = None,
+              progress: Callable[[int, int], None] | None = None):  # fmt: skip
         """(tree, simulations done): `planned` more simulations, planned as one halving, grown a
         chunk at a time until they are done, the tree is full, `deadline` passes or `stop()`
-        says so (the solver beside has proved a move, the opponent has moved)."""
+        says so (the solver beside has proved a move, the opponent has moved); `progress(done,
+        planned)` after each chunk."""
         planned = max(0, min(planned, self.capacity - int(tree.extra_data.size[0])))
         steps, params = self._steps, self.agent.params
         considered = self.agent.search_config(max(planned, 1)).max_considered_actions
@@ -236,6 +247,8 @@ class LastingSearch:
             tree.node_visits.block_until_ready()
             self._chunks.append((chunk, self.now() - began))
             done += chunk
+            if progress is not None:
+                progress(done, planned)
         return tree, done
 
     def _choice(self, tree) -> tuple[int, np.ndarray, float]:

@@ -18,7 +18,7 @@ import numpy as np
 
 from hexjax.evaluation import root_solvers, sgf
 from hexjax.games import GameConfig
-from hexjax.play.agent import MAX_SIMULATIONS, Agent, AgentMove, Agents, SearchStopped
+from hexjax.play.agent import Agent, AgentMove, Agents, SearchStopped
 from hexjax.play.lasting import LastingSearch
 from hexjax.play.match import Match, MoveError
 from hexjax.training import models
@@ -35,10 +35,9 @@ class ApiError(Exception):
 
 
 class Searches:
-    """For each agent, its search for the page: a `LastingSearch` of up to MAX_SIMULATIONS, a
-    new tree each move, no time limit and no solver (the page asks its own first), made on first
-    use; its steps compile (or are read from the cache) at its first move. Between its chunks it
-    sees `Agent.stop_searches` (the server stopping)."""
+    """For each agent, its search for the page (`LastingSearch.counted`), made on first use; its
+    steps compile (or are read from the cache) at its first move. Between its chunks it sees
+    `Agent.stop_searches` (the server stopping)."""
 
     def __init__(self):
         self._searches: dict[int, LastingSearch] = {}  # by agent
@@ -47,9 +46,7 @@ class Searches:
     def of(self, agent: Agent) -> LastingSearch:
         with self._lock:
             if id(agent) not in self._searches:
-                self._searches[id(agent)] = LastingSearch(
-                    agent, MAX_SIMULATIONS, keep=False, solve=False
-                )
+                self._searches[id(agent)] = LastingSearch.counted(agent)
             return self._searches[id(agent)]
 
 

@@ -1,15 +1,22 @@
-"""How soon does the web page answer? Its first AI move after the server starts, over HTTP.
+"""How soon do the play front ends answer? Their first AI move after a start, on this machine.
 
-Starts `python -m hexjax.commands.play --web` on a free port, as a user's `make web` does, and
-waits until it answers. Then, for each game asked for, a new game with the person as White so
-that the AI opens (`POST /api/games`), and the AI's moves (`POST /api/games/{id}/ai`), each
-timed from the request sent to the answer read. Prints, per game, the seconds until the server
-answered, the first reply (the one that may compile the search) and the later replies' median.
-The server uses the compilation cache it always uses (`hexjax/play/compile_cache.py`); run it
-twice to see a warm cache.
+The web page (default): starts `python -m hexjax.commands.play --web` on a free port, as a
+user's `make web` does, and waits until it answers. Then, for each game asked for, a new game
+with the person as White so that the AI opens (`POST /api/games`), and the AI's moves (`POST
+/api/games/{id}/ai`), each timed from the request sent to the answer read. Prints the seconds
+until the server answered and, per game, the first reply (the one that may compile the search)
+and the later replies' median.
 
-    python experiments/web_time.py                          # Hex 11x11 and Gomoku 15x15
-    python experiments/web_time.py --games gomoku:15:renju hex:7 --simulations 64
+`--front terminal`: for each game, `python -m hexjax.commands.play --game G --board N --colour
+white` (the AI opens), timed from its first line (the model loaded) to "AI plays", and the
+process's start to that first line.
+
+Both use the compilation cache they always use (`hexjax/play/compile_cache.py`); run twice to
+see a warm cache.
+
+    python experiments/first_reply.py                       # Hex 11x11 and Gomoku 15x15
+    python experiments/first_reply.py --games gomoku:15:renju hex:7 --simulations 64
+    python experiments/first_reply.py --front terminal --games hex:7 hex:11
 """
 
 from __future__ import annotations
@@ -80,14 +87,46 @@ def play(base: str, spec: str, simulations: int, moves: int) -> tuple[float, lis
     return seconds[0], seconds[1:]
 
 
+def terminal(spec: str, simulations: int | None) -> tuple[float, float]:
+    """(start to the first line, first line to "AI plays") of the terminal game `spec`."""
+    name, size, *rule = spec.split(":")
+    argv = [sys.executable, "-m", "hexjax.commands.play", "--game", name, "--board", size,
+            "--colour", "white", "--no-colour", *(["--rule", rule[0]] if rule else []),
+            *(["--simulations", str(simulations)] if simulations else [])]  # fmt: skip
+    began = time.monotonic()
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        if not process.stdout.readline():
+            raise SystemExit(f"{' '.join(argv)} printed nothing")
+        ready = time.monotonic()
+        for line in process.stdout:
+            if line.startswith("AI plays"):
+                break
+        else:
+            raise SystemExit(f"{' '.join(argv)} ended before the AI played")
+        replied = time.monotonic()
+        process.communicate("quit\n", timeout=60)
+    finally:
+        process.kill()
+    return ready - began, replied - ready
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--front", choices=("web", "terminal"), default="web")
     parser.add_argument("--games", nargs="+", default=["hex:11", "gomoku:15"],
                         help="GAME:SIZE[:RULE] for each game, in order")  # fmt: skip
     parser.add_argument("--simulations", type=int, default=None,
-                        help="each game's strength (default: the page's)")  # fmt: skip
-    parser.add_argument("--moves", type=int, default=4, help="AI moves a game")
+                        help="each game's strength (default: the front end's)")  # fmt: skip
+    parser.add_argument("--moves", type=int, default=4, help="AI moves a web game")
     args = parser.parse_args(argv)
+    if args.front == "terminal":
+        print("| game | started | first reply |")
+        print("|---|---|---|")
+        for spec in args.games:
+            started, first = terminal(spec, args.simulations)
+            print(f"| {spec} | {started:.1f} s | {first:.2f} s |", flush=True)
+        return 0
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     argv = [sys.executable, "-m", "hexjax.commands.play", "--web", "--port", str(port)]
