@@ -98,6 +98,22 @@ def test_a_fresh_tree_without_a_clock_is_the_plain_search(agent):
         assert search.kept == 0
 
 
+def test_the_front_ends_counted_search_is_the_plain_search_with_progress(agent):
+    """The web page's and the terminal's search: the plain search's move, its progress after
+    each chunk up to the count, and no budget (it has no measured rate to spend one by)."""
+    search = LastingSearch.counted(agent)
+    state = agent.game.from_moves(agent.game.parse_moves("c3 b2"))
+    reported = []
+    grown = search.move(state, None, simulations=64, progress=lambda *p: reported.append(p))
+    plain = agent.move(state, 64)
+    assert (grown.action, grown.simulations) == (plain.action, 64)
+    np.testing.assert_allclose(grown.policy, plain.policy, atol=1e-6)
+    done = [d for d, _ in reported]
+    assert done == sorted(done) and reported[-1] == (64, 64) and {t for _, t in reported} == {64}
+    with pytest.raises(ValueError, match="counts simulations"):
+        search.move(state, 0.5)
+
+
 def test_a_kept_tree_carries_the_reply_it_read(agent):
     search = LastingSearch(agent, 256)
     game = agent.game

@@ -62,8 +62,10 @@ class LastingSearch:
 
     def __init__(self, agent: Agent, most: int, keep: bool = True, now=time.monotonic,
                  solve: bool = True, beside: bool | None = None,
-                 make_solver: Callable = root_solvers.root_solver):  # fmt: skip
+                 make_solver: Callable = root_solvers.root_solver,
+                 timed: bool = True):  # fmt: skip
         self.agent = agent
+        self.timed = timed  # moves may have a budget: `prepare` measures the rate
         # A root solver for the game, asked in a timed move: beside the search (by default when
         # a core is spare; in a process of its own) or before it. `make_solver(game)` makes it
         # (a module's function: the solver's process imports it by name).
@@ -104,13 +106,16 @@ class LastingSearch:
         return self._steps is not None
 
     def prepare(self) -> None:
-        """Compile the steps (once) and measure the rate on a short search of the empty board.
+        """Compile the steps (once) and, for timed moves, measure the rate on a short search of
+        the empty board.
         The solver's process starts beside without being waited for (seconds: an engine's
         START would wait too); until it is up, a timed move's solve waits in its queue."""
         with self._compile_lock:
             if self._steps is not None:
                 return
             self._steps = self._compile()
+        if not self.timed:
+            return  # moves counted in simulations need no rate
         state = self.agent.game.new_state()
         for _ in range(2):  # the first run's chunks are slow (caches, allocation): measured again
             self._chunks.clear()
@@ -134,7 +139,7 @@ class LastingSearch:
         the terminal): up to MAX_SIMULATIONS, a new tree each move, no solver (they ask their
         own). Its steps call nothing on the host, so the compilation cache keeps them and a
         later start's first reply reads them back rather than compiling a search."""
-        return cls(agent, MAX_SIMULATIONS, keep=False, solve=False)
+        return cls(agent, MAX_SIMULATIONS, keep=False, solve=False, timed=False)
 
     def move(self, state: State, budget_s: float | None, simulations: int | None = None,
              most_s: float | None = None,
@@ -145,6 +150,9 @@ class LastingSearch:
         this thread's last move. `progress(done, planned)` is called after each chunk."""
         if bool(state.terminated):
             raise ValueError("the game is over: there is no move to search")
+        if budget_s is not None and not self.timed:
+            raise ValueError("this search counts simulations (timed=False): it has no rate to "
+                             "spend a budget by")  # fmt: skip
         self.prepare()
         started = self.now()
         proving = None  # the solver's answer to come, when it runs beside the search
