@@ -21,7 +21,7 @@ AUX = network_lib.NetworkConfig("tiny", reply_head=True, ownership_head=True)
 def test_targets_of_a_scripted_game_across_two_iterations():
     """Hex 3x3, Black a1 a2 a3 against White b1 b2, over two iterations: each position's reply
     target is the next move's policy (none after the last move), and its ownership target the
-    final board from its mover's view."""
+    final board filled by the winner (Hex's `final_owners`) from its mover's view."""
     game = hexjax.make("hex", size=3)
     search = scripted_search(game, SCRIPT)
     state = selfplay.init_selfplay(game, jax.random.key(0), batch=2, final_boards=True)
@@ -35,7 +35,7 @@ def test_targets_of_a_scripted_game_across_two_iterations():
     for ply in range(4):
         np.testing.assert_array_equal(replies[ply], np.eye(game.num_actions)[moves[ply + 1]])
     np.testing.assert_array_equal(replies[4], 0)
-    final = np.zeros(9, np.int8)  # 1 Black's stone, 2 White's
+    final = np.ones(9, np.int8)  # 1 Black, 2 White: Black won, so the empty cells are its
     for ply, move in enumerate(moves):
         final[move] = 1 + ply % 2
     owners = np.asarray(rows.ownership)[ready].reshape(5, 2, -1)[:, 0]

@@ -109,6 +109,19 @@ def test_rewards_match_winner(played):
     assert (rewards[drawn] == 0).all()
 
 
+def test_final_owners_keep_every_stone_and_name_a_colour(played):
+    """The ownership target: a cell with a stone is owned by that stone's colour; every owner
+    is 0, 1 or 2; a live position's owners are its board."""
+    game, states, _ = played
+    owners = np.asarray(jax.vmap(jax.vmap(game.final_owners))(states))
+    board = states.board
+    assert owners.shape == board.shape and owners.dtype == np.int8
+    np.testing.assert_array_equal(owners[board != 0], board[board != 0])
+    assert np.isin(owners, (0, 1, 2)).all()
+    live = ~states.terminated
+    np.testing.assert_array_equal(owners[live], board[live])
+
+
 def test_step_count_and_turns(played):
     _, states, _ = played
     live = ~states.terminated[:-1]

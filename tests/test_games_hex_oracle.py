@@ -74,3 +74,27 @@ def test_play_continues_correctly_from_composed_positions(size):
             state = step(state, action)
             expected = winner(np.asarray(state.board).tolist())
             assert int(state.winner) == expected
+
+
+@pytest.mark.parametrize(("size", "swap"), [(5, False), (7, True)])
+def test_the_final_owners_are_a_full_board_the_same_player_wins(size, swap):
+    """`final_owners` (the ownership head's target) of every finished random game: the stones
+    kept, every empty cell filled, and on that full board the oracle finds the game's winner
+    connected; live positions are left as they stand."""
+    game = hexjax.make("hex", size=size, swap=swap)
+    states, _ = random_playouts(game, jax.random.key(7 + size), batch=32)
+    owners = np.asarray(jax.vmap(jax.vmap(game.final_owners))(states))
+    boards, winners = np.asarray(states.board), np.asarray(states.winner)
+    finished = 0
+    for t in range(boards.shape[0]):
+        for b in range(boards.shape[1]):
+            board, filled = boards[t, b], owners[t, b]
+            stones = board != 0
+            np.testing.assert_array_equal(filled[stones], board[stones])
+            if winners[t, b] < 0:
+                np.testing.assert_array_equal(filled, board)
+                continue
+            finished += 1
+            assert (filled != 0).all()
+            assert winner(filled.tolist()) == winners[t, b]
+    assert finished >= 32

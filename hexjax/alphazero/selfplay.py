@@ -44,8 +44,8 @@ class Trajectory:
     # float32[T, B] the search's root value, mover's view; None where the value targets do not
     # use it (`root_value_share` 0: the layout of runs that never did).
     root_value: chex.Array | None = None
-    # int8[T, B, n, n] the board the game ended on, where `done`; None unless ownership targets
-    # are trained (the network's ownership head).
+    # int8[T, B, n, n] the owners of the board the game ended on (`Game.final_owners`), where
+    # `done`; None unless ownership targets are trained (the network's ownership head).
     final_board: chex.Array | None = None
     # The auxiliary targets, only in `settle`'s finished rows: the opponent's reply policy
     # (float32[.., A], zeros where none: the game's last move, or a cheap search's reply) and
@@ -146,7 +146,9 @@ def play(game: Game, search, params, key, state: SelfPlayState, plies: int, open
             root_value=None if state.pending.root_value is None else result.value,
             final_board=None
             if state.pending.final_board is None
-            else jnp.where(done[:, None, None], nxt.board, 0).astype(jnp.int8),
+            else jnp.where(done[:, None, None], jax.vmap(game.final_owners)(nxt), 0).astype(
+                jnp.int8
+            ),
         )
         first_move = jnp.where(count == 0, result.action, -1)
         games = reset_finished(game, reset_key, nxt, opening_plies)
@@ -202,9 +204,9 @@ def reply_targets(sequence: Trajectory) -> jax.Array:
 
 
 def ownership_targets(sequence: Trajectory) -> jax.Array:
-    """int8[T, B, n * n]: each cell of the board its game ended on, from the position's mover's
-    view (1 the mover's stone, -1 the opponent's, 0 empty); zeros where the game goes on past
-    the sequence."""
+    """int8[T, B, n * n]: each cell's owner when its game ended (`Game.final_owners`: Hex's
+    filled board, else the stones), from the position's mover's view (1 the mover's, -1 the
+    opponent's, 0 nobody's); zeros where the game goes on past the sequence."""
 
     def back(board, row):
         board = jnp.where(row.done[:, None, None], row.final_board, board)

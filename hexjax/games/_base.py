@@ -169,6 +169,12 @@ class Game(abc.ABC):
         cells), never all of them. Traceable; for play, where only the root is pruned."""
         return state.legal_action_mask
 
+    def final_owners(self, state: State) -> jax.Array:
+        """int8 board: who owns each cell of a finished game (0 nobody, 1 and 2 the first and
+        second player's colours, as `state.board` holds them), the ownership head's target.
+        The board as the game ended; a game may say more (Hex: its filled board). Traceable."""
+        return state.board
+
     def playout_winner(self, key: jax.Array, state: State) -> jax.Array:
         """int32 winner (-1 draw) of one uniformly random playout from `state` to the end of
         the game; the state's own winner if it is over. Games may override this with a faster

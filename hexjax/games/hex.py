@@ -187,6 +187,14 @@ class Hex(Game):
             dead = jnp.concatenate([dead, jnp.zeros(1, bool)])
         return state.legal_action_mask & ~dead
 
+    def final_owners(self, state: HexState) -> jax.Array:
+        """The filled board: every empty cell the winner's. Any filling of the empty cells keeps
+        the winner's connection (stones never leave), so this is a full board with the game's
+        winner; with no winner yet, the board as it stands."""
+        winner_colour = (state.winner + 1).astype(jnp.int8)
+        fill = (state.board == 0) & (state.winner >= 0)
+        return jnp.where(fill, winner_colour, state.board)
+
     def playout_winner(self, key: jax.Array, state: HexState) -> jax.Array:
         """A uniformly random playout visits the empty cells in a uniformly random order, the
         side to move taking every other one; whoever connects first is the one connected on
