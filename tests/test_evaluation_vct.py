@@ -1,6 +1,6 @@
-"""hexjax.evaluation.vct against brute force: every win it claims is checked against every legal
-reply by the plain-Python checker (tests/support/puzzle_checker.py, which imports nothing of
-hexjax), and the checker's quiet five-ply wins are found."""
+"""hexjax.evaluation.vct against brute force: every win it claims (freestyle, standard, renju) is
+checked against every reply by the plain-Python checker (tests/support/puzzle_checker.py, which
+imports nothing of hexjax), and the checker's quiet five-ply wins are found."""
 
 import itertools
 import random
@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 from support import puzzle_checker as checker
-from support import puzzle_generator
+from support import puzzle_generator, renju_oracle
 
 from hexjax.evaluation import root_solvers
 from hexjax.evaluation.root_solvers import OutOfTime
@@ -33,6 +33,7 @@ def wins_after_every_reply(board, attacker: int, move: int, rule: str, plies: in
     """Brute force: after `move`, whatever the defender plays (the block, if `move` is a four;
     else any empty point), the attacker wins by continuous fours within `plies`."""
     r, c = divmod(move, N)
+    assert checker.may_play(board, r, c, attacker, rule), "renju: Black's move is forbidden"
     board = [row[:] for row in board]
     board[r][c] = attacker + 1
     fives = checker.five_points(board, attacker, rule)
@@ -74,8 +75,17 @@ def test_every_claimed_threat_win_holds_against_every_reply():
     assert check_claims("freestyle", 30, seed=1) >= 2
 
 
+def test_every_claimed_renju_threat_win_holds_against_every_reply():
+    """Renju, both sides attacking: Black's threats never on a forbidden point (the oracle's),
+    and each claim holds against every reply, whatever it does to Black's forbidden points."""
+    assert check_claims("renju", 30, seed=11) >= 2
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(("rule", "seed"), [("freestyle", 2), ("standard", 3), ("standard", 4)])
+@pytest.mark.parametrize(
+    ("rule", "seed"),
+    [("freestyle", 2), ("standard", 3), ("standard", 4), ("renju", 9), ("renju", 12)],
+)
 def test_every_claimed_threat_win_holds_on_more_games(rule, seed):
     assert check_claims(rule, 60, seed) >= 1
 
@@ -124,9 +134,36 @@ def test_a_four_of_the_defender_s_stops_the_threats():
     assert VctSolver(make("gomoku", size=N, rule="freestyle")).win(board, 0) is None
 
 
-def test_renju_is_refused_and_a_passed_deadline_raises():
-    with pytest.raises(ValueError, match="renju"):
-        VctSolver(make("gomoku", size=N, rule="renju"))
+def test_renju_black_may_not_win_by_a_double_three_white_may():
+    """The crossing twos in renju: Black's double three is forbidden (the oracle agrees), so
+    no threat wins for Black; the same stones White's win as in freestyle."""
+    board = np.zeros((N, N), np.int8)
+    board[7, 5] = board[7, 6] = board[5, 8] = board[6, 8] = 1
+    board[0, 0] = board[0, 14] = board[14, 0] = board[14, 14] = 2
+    assert renju_oracle.is_forbidden(board.tolist(), 7, 8)
+    solver = VctSolver(make("gomoku", size=N, rule="renju"), max_threats=1)
+    assert solver.win(board, 0) is None
+    white = np.where(board == 0, 0, 3 - board).astype(np.int8)
+    move, moves = solver.win(white, 1)
+    assert moves == 4 and wins_after_every_reply(white.tolist(), 1, move, "renju", plies=5)
+
+
+def test_naive_threes_bound_the_oracle_s_threes():
+    """`_naive_threes` (where a White reply could make a Black four forbidden) is at least the
+    oracle's open threes at every empty point of renju game positions."""
+    solver = VctSolver(make("gomoku", size=N, rule="renju"))
+    points = 0
+    for board, _ in game_positions("renju", 12, seed=9):
+        cells = solver._cells(np.asarray(board, np.int8))
+        for point in np.flatnonzero(cells[:-1] == 0):
+            r, c = divmod(int(point), N)
+            threes = renju_oracle.count_open_threes(board, r, c)
+            assert solver._naive_threes(cells, int(point)) >= threes, (board, r, c)
+            points += threes > 0
+    assert points >= 20
+
+
+def test_a_passed_deadline_raises():
     board = np.zeros((N, N), np.int8)
     board[7, 5] = board[7, 6] = board[5, 8] = board[6, 8] = 1
     solver = VctSolver(make("gomoku", size=N, rule="freestyle"))

@@ -3,10 +3,10 @@
 `root_solver(game)` gives `solve(board, to_play, deadline)` -> `Proven` (a move proven to win, and
 the winner's moves to the end where the solver knows them), or None (no such move, none this
 solver can prove, or none proven by `deadline`, a `time.monotonic()` time): Hex up to 7x7 is
-solved outright (hex_solver.py); five-in-a-row Gomoku looks for a win by continuous threats
-(fours, then threes: vct.py), renju by continuous fours (vcf.py). `move_screen(game)` gives, for
+solved outright (hex_solver.py); five in a row (Gomoku and renju) looks for a win by continuous
+threats (fours, then threes: vct.py). `move_screen(game)` gives, for
 five in a row, `loses(board, to_play, move, deadline)`: whether the move lets the opponent win
-by fours (or threats found in time, outside renju), which an engine checks of its searched
+by fours (or threats found in time), which an engine checks of its searched
 move before playing it; it raises OutOfTime past `deadline` before the fours are settled (no
 answer is not "safe").
 """
@@ -56,21 +56,13 @@ def root_solver(game) -> Callable | None:
             return None if move is None else Proven(move, None)
 
         return _in_time(solve_hex)
-    if game.rule != "renju":
-        threats = vct.VctSolver(game)
+    threats = vct.VctSolver(game)
 
-        def solve_threats(board, to_play, deadline=None):
-            found = threats.win(board, to_play, deadline)
-            return None if found is None else Proven(*found)
+    def solve_threats(board, to_play, deadline=None):
+        found = threats.win(board, to_play, deadline)
+        return None if found is None else Proven(*found)
 
-        return _in_time(solve_threats)
-    fours = vcf.VcfSolver(game)
-
-    def solve_fours(board, to_play, deadline=None):
-        line = fours.proof(board, to_play, deadline)
-        return None if line is None else Proven(line[0], vcf.moves_to_win(line))
-
-    return _in_time(solve_fours)
+    return _in_time(solve_threats)
 
 
 def _in_time(solve: Callable) -> Callable:
@@ -87,11 +79,9 @@ def _in_time(solve: Callable) -> Callable:
 
 def move_screen(game) -> Callable | None:
     """For five in a row, `loses(board, to_play, move, deadline)` of a solver kept between calls:
-    whether the move lets the opponent win by continuous fours, or (freestyle and standard
-    Gomoku) by continuous threats found in time; None for other games (in Hex one side always
+    whether the move lets the opponent win by continuous fours, or by continuous threats found
+    in time; None for other games (in Hex one side always
     has a winning move: no screen)."""
     if not has_move_screen(game):
         return None
-    if game.rule == "renju":
-        return vcf.VcfSolver(game).loses_to_fours
     return vct.VctSolver(game).loses_to_threats

@@ -1,4 +1,4 @@
-"""Victory by continuous threats (VCT) in freestyle and standard Gomoku: fours and threes, bounded.
+"""Victory by continuous threats (VCT) in Gomoku and renju: fours and threes, bounded.
 
 What Gomoku engines read before anything else, one step past continuous fours (vcf.py): the
 attacker may also play a quiet threat, a move after which it would win by continuous fours if it
@@ -16,9 +16,20 @@ A four is a threat whose reply is forced (the point completing it). Threats are 
 (`max_threats`: fours and threes before the closing continuous fours), searched shallowest first,
 so the proof found is among the shortest in threats. Wins the candidates miss are missed (quiet
 threats are looked for where a move makes three in a line of five cells, or four), never
-claimed: every claimed win holds against every reply. Renju is not read: a stone of either side
-can change which of Black's points are forbidden anywhere along its lines, so the untouched
-replies could not be told apart cheaply (renju keeps continuous fours).
+claimed: every claimed win holds against every reply.
+
+Renju: Black's forbidden points are read by the game itself at every Black move (vcf.py), and a
+stone anywhere along Black's lines can change which points are forbidden, so the untouched
+replies are answered by the line only where no such change can matter:
+
+- Black attacking: a White stone gives Black no four, overline or three; it can only make a
+  three real (an extension point no longer forbidden), so it can make one of Black's fours in
+  the line forbidden only where that four move has two or more naive threes (six cells, both
+  ends empty, three Black stones and one empty point inside). Where one of the line's fours
+  has, every reply is searched. (Black's closing five is never forbidden.)
+- White attacking: a line that ends on a block Black may not play (forbidden) depends on that
+  point staying forbidden, which a Black stone can change; for such a line every reply is
+  searched. Otherwise a block turned forbidden only ends the game sooner.
 """
 
 from __future__ import annotations
@@ -35,12 +46,10 @@ THREAT_FOURS = 6  # the longest continuous-four line read after a threat
 
 
 class VctSolver(VcfSolver):
-    """Continuous-threat wins on one freestyle or standard Gomoku board (`game`)."""
+    """Continuous-threat wins on one five-in-a-row board and rule (`game`: a hexjax Gomoku)."""
 
     def __init__(self, game, max_threats: int = MAX_THREATS, max_fours: int = MAX_FOURS,
                  threat_fours: int = THREAT_FOURS):  # fmt: skip
-        if getattr(game, "rule", None) == "renju":
-            raise ValueError("VctSolver reads freestyle and standard Gomoku; renju has VcfSolver")
         super().__init__(game, max_fours)
         self.max_threats = max_threats
         self.threat_fours = threat_fours
@@ -95,7 +104,10 @@ class VctSolver(VcfSolver):
         key = (cells.tobytes(), attacker)
         if self._lost.get(key, 0) >= threats or self._fives(cells, 1 - attacker):
             return None  # a four of the defender's must be blocked: continuous fours only
+        forbidden = self._forbidden_for_black(cells) if attacker == 0 else None
         for move in self._threat_points(cells, attacker):
+            if forbidden is not None and forbidden[move]:
+                continue  # renju: Black may not play there
             cells[move] = attacker + 1
             try:
                 if self._fives(cells, attacker):
@@ -131,7 +143,11 @@ class VctSolver(VcfSolver):
         if line is None:
             return None  # not a threat
         longest = moves_to_win(line)
-        for reply in self._replies_that_touch(cells, attacker, line):
+        if self._line_answers_the_rest(cells, attacker, line):
+            replies = self._replies_that_touch(cells, attacker, line)
+        else:
+            replies = np.flatnonzero(cells[:-1] == 0).tolist()
+        for reply in replies:
             cells[reply] = 2 - attacker
             try:
                 rest = self._win_within(cells, attacker, threats - 1, deadline)
@@ -142,12 +158,50 @@ class VctSolver(VcfSolver):
             longest = max(longest, rest)
         return 1 + longest
 
+    def _line_answers_the_rest(self, cells, attacker: int, line: list[int]) -> bool:
+        """Whether the continuous-four `line` still wins after any reply that does not touch it
+        (always outside renju; in renju, see the module docstring)."""
+        if self.game.rule != "renju":
+            return True
+        if attacker == 1:
+            return len(line) % 2 == 1  # not ending on a block Black may not play
+        played = []
+        try:
+            for index, point in enumerate(line[:-1]):
+                if index % 2 == 0 and self._naive_threes(cells, point) >= 2:
+                    return False
+                cells[point] = 2 - index % 2  # Black's four, then White's block
+                played.append(point)
+            return True
+        finally:
+            cells[played] = 0
+
+    def _naive_threes(self, cells, point: int) -> int:
+        """Black's lines through the empty `point` that hold a three once Black plays there,
+        counted loosely (a window of six cells, both ends empty, the four inside with three
+        Black stones, `point` among them, and one empty point): at least renju's threes, and
+        no White stone adds one."""
+        n, (row, col) = self.size, divmod(point, self.size)
+        count = 0
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            for first in range(-4, 0):  # the window's first cell; `point` is 1 to 4 cells in
+                cells_at = [(row + (first + k) * dr, col + (first + k) * dc) for k in range(6)]
+                if not all(0 <= r < n and 0 <= c < n for r, c in cells_at):
+                    continue
+                values = [int(cells[r * n + c]) for r, c in cells_at]
+                values[-first] = 1  # Black's stone on `point`
+                inside = values[1:5]
+                if values[0] == values[5] == 0 and inside.count(1) == 3 and inside.count(0) == 1:
+                    count += 1
+                    break
+        return count
+
     def _replies_that_touch(self, cells, attacker: int, line: list[int]) -> list[int]:
         """The defender's replies the continuous-four `line` may not answer (module docstring):
         its empty points, and the empty points of lines of five cells without the attacker's
         stones that hold three or more of the defender's, its forced blocks on the board."""
         defender = cells == 2 - attacker
-        defender[line[1::2]] = True  # the blocks (a line of odd length: renju is not read)
+        defender[line[1::2]] = True  # the blocks
         values = cells[self._windows]
         free = ~(values == attacker + 1).any(1) & (defender[self._windows].sum(1) >= K - 2)
         near = set(self._windows[free][values[free] == 0].tolist()) | set(line)

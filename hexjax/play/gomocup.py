@@ -14,10 +14,9 @@ Decisions the protocol leaves open:
 - Time: INFO timeout_turn and time_left (spread over the moves still to come) give a budget per
   move, and `clock.SearchClock` spends it: by default one search tree grown until the time is
   spent and kept from move to move (`lasting.py`, compiled by START before it answers;
-  --timed-search), with a search for a win by continuous threats beside it (fours only in
-  renju; first, in a quarter of the time, with one core: `evaluation/root_solvers.py`,
-  --no-solver). Without a limit a move searches the most allowed
-  (--simulations).
+  --timed-search), with a search for a win by continuous threats beside it (first, in a
+  quarter of the time, with one core: `evaluation/root_solvers.py`, --no-solver). Without a
+  limit a move searches the most allowed (--simulations).
   max_memory, game_type, evaluate and folder are stored and not used.
 - Errors answer `ERROR message` and leave the game as it was; unknown commands `UNKNOWN ...`.
 """

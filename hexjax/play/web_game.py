@@ -152,7 +152,7 @@ class WebGame:
 
     def _proven(self) -> AgentMove | None:
         """A win the game's root solver proves within SOLVER_S (Hex up to 7x7, wins by threats in
-        Gomoku, by fours in renju), else None."""
+        Gomoku and renju), else None."""
         if self._solver is None:
             return None
         state = self.match.state
