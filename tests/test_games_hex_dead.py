@@ -1,6 +1,6 @@
-"""Hex's dead cells (hexjax/games/_hex_dead.py) against their definition
-(tests/support/hex_dead_oracle.py: every filling of the other empty cells, both colours on the
-cell), and the root moves a search is given (`Hex.moves_to_search`)."""
+"""Hex's dead and captured cells (hexjax/games/_hex_dead.py) against their definitions
+(tests/support/hex_dead_oracle.py: every filling of the other empty cells), and the root moves a
+search is given (`Hex.moves_to_search`) against minimax: a won position keeps a winning move."""
 
 import functools
 
@@ -8,11 +8,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from support.hex_dead_oracle import captured_by_definition, winning_moves
 from support.hex_dead_oracle import dead_cells as dead_by_definition
 
 import hexjax
 from hexjax.games._hex_cells import neighbour_table
-from hexjax.games._hex_dead import PATTERNS, dead_cells, pattern_dead
+from hexjax.games._hex_dead import (
+    PATTERNS,
+    captured_pairs,
+    dead_cells,
+    inferior_cells,
+    pattern_dead,
+)
 
 RING = ((-1, 0), (-1, 1), (0, 1), (1, 0), (1, -1), (0, -1))  # round the hexagon
 CENTRE = (1, 1)  # of a 3x3 board: its six neighbours all on the board
@@ -59,12 +66,13 @@ def test_rings_short_of_a_pattern_leave_the_cell_alive(ring):
             assert CENTRE not in dead(board)
 
 
-def random_boards(size: int, count: int, seed: int):
-    """Boards with 4 to 10 empty cells, mostly alternating colours (live and won alike)."""
+def random_boards(size: int, count: int, seed: int, most_empty: int = 10):
+    """Boards with 4 to `most_empty` empty cells, mostly alternating colours (live and won
+    alike)."""
     rng = np.random.default_rng(seed)
     for _ in range(count):
         board = np.zeros((size, size), np.int8)
-        empty = int(rng.integers(4, 11))
+        empty = int(rng.integers(4, most_empty + 1))
         for index, cell in enumerate(rng.permutation(size * size)[: size * size - empty]):
             board.flat[cell] = 1 + index % 2 if rng.random() < 0.8 else rng.integers(1, 3)
         yield board
@@ -98,6 +106,54 @@ def test_filling_dead_cells_finds_more():
     assert dead(board) == dead_by_definition(board) == {(0, 3), (4, 0), (4, 3), (4, 4)}
 
 
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_every_captured_pair_found_is_captured_by_definition(size):
+    """One round of `captured_pairs` on random boards: each pair found (two neighbouring cells
+    given one colour) is captured by that colour, by the definition; and some are found."""
+    table = neighbour_table(size)
+    pairs_of = jax.jit(lambda flat: captured_pairs(flat, jnp.asarray(table)))
+    checked = 0
+    for board in random_boards(size, 80, seed=20 + size):
+        owners, partners = map(np.asarray, pairs_of(jnp.asarray(board.reshape(-1))))
+        assert ((owners == 0) | (board.reshape(-1) == 0)).all()
+        for cell in np.flatnonzero(owners):
+            partner = int(partners[cell])
+            assert partner in table[cell] and partners[partner] == cell
+            assert owners[partner] == owners[cell]
+            a, b = divmod(int(cell), size), divmod(partner, size)
+            assert captured_by_definition(board, a, b, int(owners[cell])), (board, a, b)
+            checked += 1
+    assert checked >= 6
+
+
+@pytest.mark.parametrize("size", [4, 5])
+def test_a_won_position_keeps_a_winning_move_to_search(size):
+    """Dead cells and the opponent's captured cells left out, filled rounds included: wherever
+    the mover has a winning move (minimax), one is among the moves to search; and captured
+    cells prune some moves the dead cells alone keep."""
+    game = hexjax.make("hex", size=size)
+    moves = jax.jit(game.moves_to_search)
+    inferior = jax.jit(inferior_cells)
+    pruned_more = owns = 0
+    for board in random_boards(size, 60, seed=40 + size, most_empty=9):
+        for mover in (0, 1):
+            state = game.from_board(board, mover)
+            if bool(state.terminated):
+                continue
+            searched = np.asarray(moves(state)).reshape(size, size)
+            assert searched.any()
+            winning = winning_moves(board, mover)
+            if winning:
+                assert any(searched[cell] for cell in winning), (board, mover, winning)
+            dead_only = (board == 0) & ~np.asarray(found()(jnp.asarray(board)))
+            pruned_more += int((dead_only & ~searched).any())
+            dead_cells_, captured = map(np.asarray, inferior(jnp.asarray(board)))
+            own = (captured == mover + 1) & ~dead_cells_
+            assert searched[own].all()  # the mover's own pairs stay: they may join its chain
+            owns += int(own.any())
+    assert pruned_more >= 3 and owns >= 3
+
+
 def test_moves_to_search_leave_out_dead_cells_and_keep_a_move():
     game = hexjax.make("hex", size=5)
     state = game.new_state()
@@ -110,7 +166,7 @@ def test_moves_to_search_leave_out_dead_cells_and_keep_a_move():
     legal = np.asarray(state.legal_action_mask)
     cells = [r * 5 + c for r, c in dead(board)]
     assert 2 * 5 + 2 in cells
-    assert (searched == (legal & ~np.isin(np.arange(25), cells))).all()
+    assert not searched[cells].any() and (searched <= legal).all()
     # A live position always keeps a move: were every empty cell dead, the loser's colour on
     # all of them would leave the winner joined already.
     moves = jax.jit(jax.vmap(game.moves_to_search))

@@ -49,7 +49,7 @@ from hexjax.games._hex_cells import EDGE_COLOURS as _EDGE_COLOURS
 from hexjax.games._hex_cells import NUM_EDGES as _NUM_EDGES
 from hexjax.games._hex_cells import neighbour_table as _neighbour_table
 from hexjax.games._hex_cells import rhombus_symmetries, winning_group
-from hexjax.games._hex_dead import dead_cells
+from hexjax.games._hex_dead import left_out
 from hexjax.games.sampling import random_legal_action
 
 _SYMBOLS = {0: ".", 1: "X", 2: "O"}
@@ -179,13 +179,13 @@ class Hex(Game):
         return mask
 
     def moves_to_search(self, state: HexState) -> jax.Array:
-        """The legal moves less the dead cells (`_hex_dead`: a stone there is worth a pass);
-        the swap stays. A live position keeps a move: were every empty cell dead, the loser's
-        colour on all of them would leave the winner joined already."""
-        dead = dead_cells(state.board).reshape(-1)
+        """The legal moves less the dead cells and those the opponent has captured
+        (`_hex_dead.left_out`: a stone there is worth no more than a move elsewhere; a live
+        position keeps a move); the swap stays."""
+        left = left_out(state.board, state.current_player).reshape(-1)
         if self.swap:
-            dead = jnp.concatenate([dead, jnp.zeros(1, bool)])
-        return state.legal_action_mask & ~dead
+            left = jnp.concatenate([left, jnp.zeros(1, bool)])
+        return state.legal_action_mask & ~left
 
     def final_owners(self, state: HexState) -> jax.Array:
         """The filled board: every empty cell the winner's. Any filling of the empty cells keeps
