@@ -127,7 +127,7 @@ def _opponent_flags(parser: argparse.ArgumentParser) -> None:
         "--no-prune",
         action="store_true",
         help="with --move-time: search every legal move at the root (by default Hex leaves out "
-        "dead cells, as the engines do)",
+        "dead and captured cells, as the engines do)",
     )
     parser.add_argument(
         "--no-solver",

@@ -56,7 +56,7 @@ class MoveClock:
     seconds: float | None
     search: str  # clock.TIMED_SEARCHES
     solve: bool  # a solver before the search
-    prune: bool = True  # the root's moves pruned as the game allows (Hex: dead cells)
+    prune: bool = True  # the root's moves pruned as the game allows (Hex: dead, captured)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -107,7 +107,7 @@ class Agent:
     def __init__(self, trained: restore.Trained, default_simulations: int = PLAY_SIMULATIONS,
                  prune: bool = True):  # fmt: skip
         self.trained = trained
-        # The root's moves are the game's `moves_to_search` (Hex: no dead cells), not all legal.
+        # The root's moves are the game's `moves_to_search` (Hex: no dead or captured cells).
         self.prune = prune
         self.config = trained.config
         self.game: Game = trained.game
