@@ -29,13 +29,8 @@ def black_joins(board: list[list[int]]) -> bool:
 
 def dead_cells(board) -> set[tuple[int, int]]:
     """The dead empty cells of `board` (0 empty, 1 Black, 2 White), as (row, column)."""
-    board = [list(map(int, row)) for row in board]
     empty = [(r, c) for r, row in enumerate(board) for c, v in enumerate(row) if v == 0]
-    black_wins = []
-    for filling in range(1 << len(empty)):
-        for bit, (r, c) in enumerate(empty):
-            board[r][c] = 1 if filling >> bit & 1 else 2
-        black_wins.append(black_joins(board))
+    black_wins = black_wins_every_filling(board)
     return {
         cell
         for bit, cell in enumerate(empty)
