@@ -8,7 +8,7 @@ have avoided; one without was lost before (to threes, or earlier fours).
 
     python experiments/fours_in_games.py runs/ladder/sgf-gomoku15-time-screen --player model
 
-With `--threats S` (freestyle and standard Gomoku) a win by continuous threats counts too
+With `--threats S` a win by continuous threats counts too
 (`hexjax.evaluation.vct`), each position read for at most S seconds (a threat win not found in
 that time is not counted).
 
@@ -72,7 +72,7 @@ def main(argv=None) -> int:
     parser.add_argument("--player", default="model", help="a part of the player's PB/PW name")
     parser.add_argument("--threats", type=float, metavar="S",
                         help="count wins by continuous threats too, read for S seconds a "
-                        "position (freestyle and standard Gomoku)")  # fmt: skip
+                        "position")  # fmt: skip
     args = parser.parse_args(argv)
     if args.threats is not None and not args.threats > 0:
         parser.error(f"--threats must be a positive number of seconds, got {args.threats}")

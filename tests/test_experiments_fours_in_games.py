@@ -58,7 +58,8 @@ def test_with_threats_a_double_three_counts(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         script.main([str(tmp_path), "--threats", "0"])
     assert exit_.value.code == 2 and "--threats must be a positive" in capsys.readouterr().err
+    # Renju: the same White move allows nothing, Black's double three being forbidden.
     renju = make("gomoku", size=9, rule="renju")
     (tmp_path / "cross.sgf").write_text(write_sgf(renju, actions[:8], "other", "model"))
-    assert script.main([str(tmp_path), "--threats", "1"]) == 2
-    assert "renju" in capsys.readouterr().err
+    assert script.main([str(tmp_path), "--threats", "1"]) == 0
+    assert "cross.sgf: 8 plies, never allowed a win by fours or threats" in capsys.readouterr().out
