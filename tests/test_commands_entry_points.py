@@ -27,6 +27,7 @@ BENCHMARKS = {
     "search_cores.py",
     "solver_beside.py",
     "dead_cells.py",
+    "tactics_cost.py",
 }  # measurements, full scripts
 
 

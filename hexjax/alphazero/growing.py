@@ -100,9 +100,12 @@ def empty(states: State, num_actions: int, capacity: int, gumbel=None) -> mctx.T
     )
 
 
-def start(game: Game, net, params, states: State, capacity: int, gumbel=None) -> mctx.Tree:
-    """A tree of `capacity` nodes per game holding only the root, evaluated."""
-    logits, value = search_lib.evaluate(game, net, params, states)
+def start(
+    game: Game, net, params, states: State, capacity: int, gumbel=None, config=None
+) -> mctx.Tree:
+    """A tree of `capacity` nodes per game holding only the root, evaluated (as `config`'s
+    search evaluates, if given: its tactics)."""
+    logits, value = search_lib.evaluate(game, net, params, states, config)
     tree = empty(states, logits.shape[-1], capacity, gumbel)
 
     def root(x, value):
@@ -286,12 +289,13 @@ def choose(tree: mctx.Tree, policy: str):
     return action, jax.nn.softmax(search_logits), value
 
 
-def reroot(game: Game, net, params, tree: mctx.Tree, states: State):
+def reroot(game: Game, net, params, tree: mctx.Tree, states: State, config=None):
     """(tree, kept int32[B]): for each game, the subtree under the first node whose state
     equals `states` (its nodes renumbered from 0 in the same order, so a parent still comes
-    before its children), else a fresh tree of `states`; `kept` counts the nodes kept."""
+    before its children), else a fresh tree of `states` (`start`'s, with `config`); `kept`
+    counts the nodes kept."""
     capacity = tree.node_values.shape[1]
-    fresh = start(game, net, params, states, capacity, tree.extra_data.gumbel)
+    fresh = start(game, net, params, states, capacity, tree.extra_data.gumbel, config)
     moved, found = jax.vmap(_subtree)(tree, states)
     chosen = jax.tree.map(
         lambda a, b: jnp.where(found.reshape(found.shape + (1,) * (a.ndim - 1)), a, b),

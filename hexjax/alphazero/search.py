@@ -89,6 +89,9 @@ class SearchConfig:
     # game stays zero-sum and the tree's hand-over (-1 a ply) stays right. Below 0 the first
     # player plays for a win and the second for the draw (the value targets use it too).
     draw_value: float = 0.0
+    # Where the game's rules settle a position a few plies ahead (`Game.forced_result`: in
+    # Gomoku, fives and open fours), the search takes that result for the network's value.
+    tactics: bool = False
 
     def __post_init__(self):
         if self.policy not in ("gumbel", "puct"):
@@ -108,11 +111,13 @@ class SearchConfig:
         *,
         considered_actions: int | None = None,
         policy: Literal["gumbel", "puct"] | None = None,
+        tactics: bool | None = None,
     ) -> SearchConfig:
         """The search that evaluation, the engines and the web play with: the same search
         without Gumbel or root noise, always the best move; `num_simulations` if given. The
         considered actions grow with the count (`considered_actions(n)`, never below the
-        training's) unless given; `policy` switches between Gumbel and PUCT."""
+        training's) unless given; `policy` switches between Gumbel and PUCT, `tactics` turns
+        the forced results on or off."""
         count = self.num_simulations if num_simulations is None else num_simulations
         if considered_actions is None:
             considered_actions = max(self.max_considered_actions, _considered_for(count))
@@ -124,6 +129,7 @@ class SearchConfig:
             temperature_plies=0,
             num_simulations=count,
             max_considered_actions=considered_actions,
+            tactics=self.tactics if tactics is None else tactics,
         )
 
 
@@ -151,9 +157,17 @@ def masked_logits(logits: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
     return jnp.where(legal_action_mask, logits, MASKED)
 
 
-def evaluate(game: Game, net, params, states: State) -> tuple[jax.Array, jax.Array]:
+def evaluate(
+    game: Game, net, params, states: State, config: SearchConfig | None = None
+) -> tuple[jax.Array, jax.Array]:
+    """The network's masked logits and value on `states`; with `config.tactics`, the value
+    is the game's forced result where it has one (discounted as the search discounts)."""
     obs = jax.vmap(game.observe)(states)
     logits, value = network_lib.apply(net, params, obs)
+    if config is not None and config.tactics:
+        result, plies = jax.vmap(game.forced_result)(states)
+        forced = result * config.discount ** jnp.maximum(plies - 1, 0).astype(jnp.float32)
+        value = jnp.where(result != 0, forced, value)
     return masked_logits(logits, states.legal_action_mask), value
 
 
@@ -165,7 +179,7 @@ def recurrent_step(
         on_simulation()
     mover = states.current_player
     children = jax.vmap(game.step)(states, action)
-    logits, value = evaluate(game, net, params, children)
+    logits, value = evaluate(game, net, params, children, config)
     over = children.terminated
     rewards = valued_rewards(children.rewards, over, config.draw_value)
     reward = jnp.take_along_axis(rewards, mover[:, None], axis=1)[:, 0]
@@ -210,7 +224,7 @@ def make_search(game: Game, net, config: SearchConfig, on_simulation=None):
     recurrent_fn = functools.partial(recurrent_step, game, net, config, on_simulation)
 
     def search(params, key: jax.Array, states: State, ply: jax.Array | None = None):
-        logits, value = evaluate(game, net, params, states)
+        logits, value = evaluate(game, net, params, states, config)
         root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=states)
         invalid = ~states.legal_action_mask
         if config.policy == "gumbel":

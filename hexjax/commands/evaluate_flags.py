@@ -45,7 +45,7 @@ def _evaluation(args: argparse.Namespace) -> Evaluation:
     return Evaluation(
         agent=AgentChoice(
             args.checkpoint, args.model, args.model_dir, args.simulations,
-            args.simulations_given, args.considered_actions, args.search,
+            args.simulations_given, args.considered_actions, args.search, args.tactics,
         ),
         opponents=Opponents(
             tuple(args.opponent or ["random"]), args.opponent_setup, args.opponent_timeout,
@@ -153,6 +153,13 @@ def _match_flags(parser: argparse.ArgumentParser) -> None:
         "--search",
         choices=("gumbel", "puct"),
         help="the agent's search (default: the one it trained with)",
+    )
+    parser.add_argument(
+        "--tactics",
+        action="store_true",
+        default=None,
+        help="the agent's search reads the game's forced results (Gomoku: fives and open "
+        "fours, a few plies ahead) where the network would guess",
     )
     parser.add_argument(
         "--opening-plies",

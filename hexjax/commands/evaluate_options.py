@@ -25,6 +25,7 @@ class AgentChoice:
     simulations_given: bool  # --simulations given, not its default
     considered_actions: int | None
     search: str | None
+    tactics: bool | None = None  # --tactics: the search reads the game's forced results
 
     @property
     def search_choices(self) -> dict:

@@ -175,6 +175,15 @@ class Game(abc.ABC):
         The board as the game ended; a game may say more (Hex: its filled board). Traceable."""
         return state.board
 
+    def forced_result(self, state: State) -> tuple[jax.Array, jax.Array]:
+        """(int32 result, int32 plies): what the rules settle a few plies ahead whatever is
+        played, from the mover's view: 1 the mover wins, -1 it loses, the game ending after
+        `plies` plies when the winner plays it out; 0 and 0 plies where nothing is settled.
+        Nothing here; a game may read its one-move tactics (Gomoku's fours). Traceable; the
+        search takes it for the network's value where it is set (`SearchConfig.tactics`)."""
+        del state
+        return jnp.int32(0), jnp.int32(0)
+
     def playout_winner(self, key: jax.Array, state: State) -> jax.Array:
         """int32 winner (-1 draw) of one uniformly random playout from `state` to the end of
         the game; the state's own winner if it is over. Games may override this with a faster

@@ -43,7 +43,7 @@ from hexjax.games._base import (
 from hexjax.games._renju import Forbidden
 from hexjax.games._runs import DIRECTIONS as _DIRECTIONS
 from hexjax.games._runs import longest_runs, winning_lines
-from hexjax.games._threats import threat_planes
+from hexjax.games._threats import forced_result, threat_planes
 
 RULES = ("freestyle", "standard", "renju")
 MIN_SIZE, MAX_SIZE = 5, 19
@@ -258,6 +258,23 @@ class Gomoku(Game):
             threats = threat_planes(own, opponent, self.win_length) & ~state.terminated
             planes = jnp.concatenate([planes, threats], axis=-1)
         return planes.astype(jnp.float32)
+
+    def forced_result(self, state: State) -> tuple[jax.Array, jax.Array]:
+        """Won in 1 (a legal win point), lost in 2 (the opponent has two win points, or one
+        the mover may not play), won in 3 (a legal move leaving two win points, the opponent
+        none): `_threats.forced_result`, each side's fives exact as its rule reads them. Not
+        seen: renju's draw when Black, to answer such a move, has only forbidden points."""
+        mover = state.current_player
+        own = state.board == (mover + 1).astype(jnp.int8)
+        opponent = state.board == (2 - mover).astype(jnp.int8)
+        legal = state.legal_action_mask.reshape(own.shape)
+        exact = {"freestyle": (False, False), "standard": (True, True)}.get(
+            self.rule,
+            (mover == 0, mover == 1),  # renju: Black's five is exactly five
+        )
+        result, plies = forced_result(own, opponent, legal, self.win_length, *exact)
+        live = ~state.terminated
+        return jnp.where(live, result, 0), jnp.where(live, plies, 0)
 
     @functools.cached_property
     def symmetries(self) -> tuple[Symmetry, ...]:

@@ -135,7 +135,7 @@ class Agent:
              **search):  # fmt: skip
         """What the front ends' flags select: a run's `checkpoint`, else the model named `model`
         (each plays its own game), else the shipped model for the game; `search`
-        (`considered_actions`, `search_policy`) as `restore.Trained` takes it. Raises
+        (`considered_actions`, `search_policy`, `tactics`) as `restore.Trained` takes it. Raises
         ModelError or CheckpointError with a message."""
         if checkpoint is not None:
             return cls.from_checkpoint(checkpoint, **search)
@@ -372,11 +372,18 @@ def add_agent_flags(parser: argparse.ArgumentParser, simulations: int | None = N
                         "the simulations)")  # fmt: skip
     parser.add_argument("--search", choices=("gumbel", "puct"),
                         help="the search (default: the one the model trained with)")  # fmt: skip
+    parser.add_argument("--tactics", action="store_true", default=None,
+                        help="the search reads the game's forced results (Gomoku: fives and "
+                        "open fours, a few plies ahead) where the network would guess")  # fmt: skip
 
 
 def search_choices(args) -> dict:
-    """`add_agent_flags`' search flags (or a record with `considered_actions` and `search`, as
-    evaluate's) as `Agent`, `Agent.load` and `Agents` take them."""
+    """`add_agent_flags`' search flags (or a record with `considered_actions`, `search` and
+    `tactics`, as evaluate's) as `Agent`, `Agent.load` and `Agents` take them."""
     if args.considered_actions is not None and args.search == "puct":
         raise ValueError("--considered-actions applies to the Gumbel search, not to --search puct")
-    return {"considered_actions": args.considered_actions, "search_policy": args.search}
+    return {
+        "considered_actions": args.considered_actions,
+        "search_policy": args.search,
+        "tactics": args.tactics,
+    }

@@ -322,7 +322,7 @@ class LastingSearch:
 
         def reroot(params, tree, states):
             # The kept subtree is found by the whole state, so the root's moves are pruned after.
-            tree, kept = growing.reroot(game, net, params, tree, states)
+            tree, kept = growing.reroot(game, net, params, tree, states, config)
             searched = self.agent.searched_root(states).legal_action_mask
             return tree.replace(root_invalid_actions=~searched), kept
 

@@ -166,6 +166,7 @@ class Trained:
     simulations: int | None = None  # AlphaZero's search; None: the config's own count
     considered_actions: int | None = None  # Gumbel's root actions; None: grow with the count
     search_policy: str | None = None  # "gumbel" or "puct"; None: the one it trained with
+    tactics: bool | None = None  # the game's forced results in the search; None: as trained
 
     @functools.cached_property
     def game(self) -> Game:
@@ -185,7 +186,10 @@ class Trained:
     def search_at(self, simulations: int | None) -> SearchConfig:
         """Its deterministic search at `simulations` (None: the config's own count)."""
         return self.config.search.deterministic(
-            simulations, considered_actions=self.considered_actions, policy=self.search_policy
+            simulations,
+            considered_actions=self.considered_actions,
+            policy=self.search_policy,
+            tactics=self.tactics,
         )
 
     @functools.cached_property
@@ -207,7 +211,8 @@ class Trained:
         search = self.search
         if search is not None:
             puct = ", PUCT" if search.policy == "puct" else ""
-            return f"{search.num_simulations} simulations{puct}"
+            tactics = ", tactics" if search.tactics else ""
+            return f"{search.num_simulations} simulations{puct}{tactics}"
         return f"{self.algorithm.name}, best legal action"
 
     def entrant(self, kind: str = "agent") -> Entrant:
@@ -223,7 +228,7 @@ def load_trained(
 ) -> Trained:
     """The agent of a run's checkpoint (default: the newest readable), whichever algorithm
     trained it; with `algorithm`, CheckpointError for a run of another one. `search` takes
-    Trained's `considered_actions` and `search_policy`."""
+    Trained's `considered_actions`, `search_policy` and `tactics`."""
     trainer, config, state, meta = restore_trained(workdir, step)
     if algorithm is not None:
         check_algorithm(meta, algorithms.get(algorithm), workdir)
@@ -233,7 +238,7 @@ def load_trained(
 
 def from_model(name: str, simulations: int | None = None, directory=None, **search) -> Trained:
     """A stored model (by default a shipped one) as a `Trained`, searching `simulations` (and
-    `search`: `considered_actions`, `search_policy`) as `load_trained` would."""
+    `search`: `considered_actions`, `search_policy`, `tactics`) as `load_trained` would."""
     info, params = models.load(name, models.MODELS_DIR if directory is None else directory)
     how = info.about.get("trained", {})
     meta = {
