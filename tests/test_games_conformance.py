@@ -122,6 +122,18 @@ def test_final_owners_keep_every_stone_and_name_a_colour(played):
     np.testing.assert_array_equal(owners[live], board[live])
 
 
+def test_forced_results_are_well_formed(played):
+    """Every game's `forced_result`: 1, -1 or 0, with 1 to 3 plies exactly when settled, and
+    nothing settled once the game is over (tests/test_games_forced_result.py checks Gomoku's
+    against its moves)."""
+    game, states, _ = played
+    result, plies = (np.asarray(x) for x in jax.vmap(jax.vmap(game.forced_result))(states))
+    assert result.shape == plies.shape == states.terminated.shape
+    assert np.isin(result, (-1, 0, 1)).all() and np.isin(plies, (0, 1, 2, 3)).all()
+    np.testing.assert_array_equal(plies == 0, result == 0)
+    assert (result[states.terminated] == 0).all()
+
+
 def test_step_count_and_turns(played):
     _, states, _ = played
     live = ~states.terminated[:-1]
