@@ -167,5 +167,6 @@ def test_the_kept_tree_and_the_flags_carry_tactics():
     add_agent_flags(parser)
     assert search_choices(parser.parse_args(["--tactics"]))["tactics"] is True
     assert search_choices(parser.parse_args([]))["tactics"] is None
+    assert search_choices(parser.parse_args(["--no-tactics"]))["tactics"] is False
     assert config.deterministic(64).tactics and not config.deterministic(64, tactics=False).tactics
     assert not search_lib.SearchConfig().deterministic(64).tactics

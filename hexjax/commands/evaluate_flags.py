@@ -156,10 +156,9 @@ def _match_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--tactics",
-        action="store_true",
-        default=None,
+        action=argparse.BooleanOptionalAction,
         help="the agent's search reads the game's forced results (Gomoku: fives and open "
-        "fours, a few plies ahead) where the network would guess",
+        "fours, a few plies ahead) where the network would guess (default: as it trained)",
     )
     parser.add_argument(
         "--opening-plies",

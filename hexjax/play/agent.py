@@ -372,9 +372,10 @@ def add_agent_flags(parser: argparse.ArgumentParser, simulations: int | None = N
                         "the simulations)")  # fmt: skip
     parser.add_argument("--search", choices=("gumbel", "puct"),
                         help="the search (default: the one the model trained with)")  # fmt: skip
-    parser.add_argument("--tactics", action="store_true", default=None,
+    parser.add_argument("--tactics", action=argparse.BooleanOptionalAction,
                         help="the search reads the game's forced results (Gomoku: fives and "
-                        "open fours, a few plies ahead) where the network would guess")  # fmt: skip
+                        "open fours, a few plies ahead) where the network would guess "
+                        "(default: as the model trained)")  # fmt: skip
 
 
 def search_choices(args) -> dict:
