@@ -72,4 +72,47 @@ def test_games_host_functions_go_through_the_installed_compiler(tmp_path, monkey
         assert forbidden.reshape(-1)[double_three] and forbidden.sum() == 1
     assert sorted({name for name, _ in asked}) == ["forbidden", "new_state", "step"], asked
     assert {key for _, key in asked} == {repr(game)}
-    assert len(exports) == 3  # the later start read them back
+    assert len(exports) == 2  # the later start read them back (the start position: below)
+    assert len(list(tmp_path.glob("exported/new_state-*.result"))) == 1
+
+
+def test_a_program_without_arguments_is_kept_as_its_result(tmp_path, monkeypatch):
+    """A start position is a constant: kept as its value, computed once, read back by a later
+    start, computed again when damaged."""
+    monkeypatch.setattr(compile_cache, "_folder", tmp_path)
+    (tmp_path / "exported").mkdir()
+    traced = []
+
+    def start():  # a new function each start, as a new game object gives (no jit cache)
+        def position():
+            traced.append(1)
+            return {"board": jnp.zeros((2, 2), jnp.int8), "player": jnp.int32(1)}
+
+        return compile_cache.compiled("new_state", position, (), key="game")()
+
+    for _ in range(2):
+        value = start()
+        np.testing.assert_array_equal(value["board"], np.zeros((2, 2)))
+        assert value["board"].dtype == jnp.int8 and int(value["player"]) == 1
+    assert len(traced) == 1
+    [path] = tmp_path.glob("exported/new_state-*.result")
+    path.write_bytes(b"damaged")
+    assert int(start()["player"]) == 1
+    assert len(traced) == 2 and path.read_bytes() != b"damaged"
+
+
+def test_measured_numbers_are_remembered_by_key_and_ignored_when_damaged(tmp_path, monkeypatch):
+    monkeypatch.setattr(compile_cache, "_folder", None)
+    compile_cache.remember("rate", "a search", 100.0)  # the cache off: nothing kept
+    assert compile_cache.recall("rate", "a search") is None
+    monkeypatch.setattr(compile_cache, "_folder", tmp_path)
+    (tmp_path / "measured").mkdir()
+    assert compile_cache.recall("rate", "a search") is None
+    compile_cache.remember("rate", "a search", 1234.5)
+    compile_cache.remember("rate", "another search", 10.0)
+    assert compile_cache.recall("rate", "a search") == 1234.5
+    assert compile_cache.recall("rate", "another search") == 10.0
+    for damaged in (b"not a number", b"-3", b"NaN"):
+        for path in (tmp_path / "measured").iterdir():
+            path.write_bytes(damaged)
+        assert compile_cache.recall("rate", "a search") is None

@@ -15,7 +15,7 @@ from support.play_models import make_tiny_model
 
 from hexjax.evaluation import puzzles, root_solvers
 from hexjax.games._hex_dead import dead_cells
-from hexjax.play import clock, lasting, solver_process
+from hexjax.play import clock, compile_cache, lasting, solver_process
 from hexjax.play.agent import Agent, SearchStopped
 from hexjax.play.lasting import LastingSearch
 
@@ -197,7 +197,9 @@ def test_a_timed_gomoku_move_that_loses_to_fours_gives_way(tmp_path, monkeypatch
     unscreened = LastingSearch(agent, 64, solve=False).move(state, 1.0)
     assert unscreened.action not in puzzle.answers  # what the screen has to mend
     monkeypatch.setattr(lasting, "SCREENED", agent.game.num_actions)
-    screened = LastingSearch(agent, 64).move(state, 1.0)
+    search = LastingSearch(agent, 64)
+    search.wait_for_solver()  # the screen runs in the solver's process when a core is spare
+    screened = search.move(state, 1.0)
     assert screened.action in puzzle.answers and not screened.proven
 
 
@@ -320,3 +322,25 @@ def test_dead_cells_are_not_searched_at_the_root(agent):
     assert (move.policy[dead] == 0).all() and move.action not in dead
     visits = np.asarray(kept._local.tree.children_visits[0, 0])  # the root's children
     assert visits[dead].sum() == 0 and visits.sum() == 64
+
+
+def test_a_later_start_recalls_the_rate_instead_of_measuring_it(agent, tmp_path, monkeypatch):
+    """On the wall clock with the cache on, the rate measured (or played) is remembered; a later
+    start's search plans its first move by it without measuring. A fake clock remembers nothing."""
+    monkeypatch.setattr(compile_cache, "_folder", tmp_path)
+    (tmp_path / "measured").mkdir()
+    first = LastingSearch(agent, 256, solve=False)
+    first.prepare()
+    measured = first.rate
+    assert measured > 0 and len(list((tmp_path / "measured").iterdir())) == 1
+    later = LastingSearch(agent, 256, solve=False)
+    searched = []
+    monkeypatch.setattr(later, "move", lambda *a, **k: searched.append(1))
+    later.prepare()
+    assert not searched and later.rate == pytest.approx(measured)
+    # Played moves remember their own rate when it moved by more than REMEMBER_CHANGE.
+    monkeypatch.setattr(lasting, "REMEMBER_CHANGE", -1.0)  # every move
+    first.move(agent.game.new_state(), 0.2)
+    assert compile_cache.recall("rate", first._rate_key()) == pytest.approx(first.rate)
+    fake = LastingSearch(agent, 256, now=FakeTime(), solve=False)
+    assert fake._rate_key() is None

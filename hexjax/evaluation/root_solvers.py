@@ -8,7 +8,7 @@ threats (fours, then threes: vct.py). `move_screen(game)` gives, for
 five in a row, `loses(board, to_play, move, deadline)`: whether the move lets the opponent win
 by fours (or threats found in time), which an engine checks of its searched
 move before playing it; it raises OutOfTime past `deadline` before the fours are settled (no
-answer is not "safe").
+answer is not "safe"); `first_safe` asks it of an engine's likeliest moves in turn.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from hexjax.evaluation.hex_solver import OutOfTime
 from hexjax.games.gomoku import Gomoku
 from hexjax.games.hex import Hex
 
-__all__ = ["OutOfTime", "Proven", "move_screen", "root_solver"]
+__all__ = ["OutOfTime", "Proven", "first_safe", "move_screen", "root_solver"]
 
 
 class Proven(NamedTuple):
@@ -85,3 +85,15 @@ def move_screen(game) -> Callable | None:
     if not has_move_screen(game):
         return None
     return vct.VctSolver(game).loses_to_threats
+
+
+def first_safe(loses: Callable, board, to_play: int, moves, deadline: float) -> int | None:
+    """The first of `moves` that the screen `loses` clears by `deadline`; None where every one
+    loses, or time ran out before one was cleared."""
+    for move in moves:
+        try:
+            if not loses(board, to_play, move, deadline):
+                return move
+        except OutOfTime:
+            return None
+    return None

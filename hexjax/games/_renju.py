@@ -284,7 +284,8 @@ class Forbidden:
         self._table = pattern_table()
         self._weights = {offset: 3**j for j, offset in enumerate(OFFSETS)}  # base-3 digits
         self._slots = _extension_slots()
-        most = max(bin(int(v) >> EXT_SHIFT).count("1") for v in self._table)
+        extensions = (self._table >> EXT_SHIFT).astype(np.uint8)  # 8 bits, one per offset
+        most = np.unpackbits(extensions[:, None], axis=1).sum(axis=1).max()
         assert most <= 2  # the table's promise, relied on by the two slots
         self._cells = cell_table()
         self._segments, self._targets, self._window = self._move_tables()

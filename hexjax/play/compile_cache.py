@@ -3,10 +3,12 @@ searches back instead of tracing and compiling them (seconds on a CPU, inside ST
 
 Two layers, in one folder: JAX's persistent compilation cache (the XLA executables), and
 `exported` programs (jax.export: the traced program of a step, so that a later start does not
-trace it either; renju's reading takes seconds to trace). `enable` sends the games' host
-functions (start position, step, renju's reading: `hexjax/games/host_compile.py`) here too. An
-exported program is named by a digest of hexjax's source, the versions of JAX, mctx and Flax,
-the caller's key and the shapes of its arguments, so a change to any of them makes a new one.
+trace it either; renju's reading takes seconds to trace). Beside them, `measured` numbers
+(`remember`, `recall`): what a start would otherwise measure again, such as a search's rate.
+`enable` sends the games' host functions (start position, step, renju's reading:
+`hexjax/games/host_compile.py`) here too. An exported program is named by a digest of hexjax's
+source, the versions of JAX, mctx and Flax, the caller's key and the shapes of its arguments, so
+a change to any of them makes a new one (a measured number, by the source and its key).
 
 The folder is JAX_COMPILATION_CACHE_DIR when set (JAX's own variable), else
 $XDG_CACHE_HOME/hexjax/jax (~/.cache/hexjax/jax). HEXJAX_COMPILATION_CACHE=off leaves JAX's
@@ -19,6 +21,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
+import json
+import math
 import os
 import pathlib
 import pickle
@@ -47,7 +51,8 @@ def enable() -> pathlib.Path | None:
         return None
     folder = pathlib.Path(os.environ.get("JAX_COMPILATION_CACHE_DIR") or default_folder())
     try:
-        (folder / "exported").mkdir(parents=True, exist_ok=True)
+        for part in ("exported", "measured"):
+            (folder / part).mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
     jax.config.update("jax_compilation_cache_dir", str(folder))
@@ -81,12 +86,50 @@ def compiled(name: str, fn, args: tuple, donate: tuple[int, ...] = (), key: str 
     donated = tuple(i for a in donate for i in range(starts[a], starts[a + 1]))
     identity = f"{_code_digest()} {name} {key} {in_def} {shapes}"
     path = _folder / "exported" / f"{name}-{hashlib.sha256(identity.encode()).hexdigest()}"
+    if not leaves:  # no arguments: the program is a constant, kept as its result
+        return _constant(path.with_suffix(".result"), fn)
     program, out_def = _read(path)
     if program is None:
         program, out_def = _export(fn, in_def, shapes)
         _write(path, pickle.dumps((program.serialize(), out_def)))
     run = jax.jit(program.call, donate_argnums=donated).lower(*shapes).compile()
     return lambda *given: jax.tree.unflatten(out_def, run(*jax.tree.leaves(given)))
+
+
+def remember(name: str, key: str, value: float) -> None:
+    """Keep a number measured on this machine (e.g. a search's simulations a second) for a later
+    start to `recall`; nothing where the cache is off."""
+    if _folder is not None:
+        _write(_measured_path(name, key), json.dumps(float(value)).encode())
+
+
+def recall(name: str, key: str) -> float | None:
+    """The number last remembered under `name` and `key` (and this source), or None."""
+    if _folder is None:
+        return None
+    try:
+        value = float(json.loads(_measured_path(name, key).read_bytes()))
+    except (OSError, ValueError, TypeError):  # missing or damaged: measured again
+        return None
+    return value if math.isfinite(value) and value > 0 else None
+
+
+def _measured_path(name: str, key: str) -> pathlib.Path:
+    identity = f"{_code_digest()} {name} {key}"
+    return _folder / "measured" / f"{name}-{hashlib.sha256(identity.encode()).hexdigest()}"
+
+
+def _constant(path: pathlib.Path, fn):
+    """A callable of no arguments returning what `fn()` returns, read from `path` (else
+    computed once and written there): loading a start position's program takes longer than
+    reading the position."""
+    try:
+        leaves, out_def = pickle.loads(path.read_bytes())
+    except Exception:  # missing, truncated or from another version: computed again
+        leaves, out_def = jax.tree.flatten(jax.device_get(jax.jit(fn)()))
+        _write(path, pickle.dumps((leaves, out_def)))
+    result = jax.tree.unflatten(out_def, jax.device_put(leaves))
+    return lambda: result
 
 
 def _export(fn, in_def, shapes):

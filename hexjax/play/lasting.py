@@ -13,7 +13,11 @@ a process of its own (`solver_process`), as long as the search may (a proof stop
 between chunks); with one core it goes first, for SOLVER_SHARE of the time, and the search gets
 the rest. In five in a row the searched move is then screened in the last SCREEN_SHARE of the
 time: one that lets the opponent win by continuous fours (or threats, where they are found in
-time) gives way to the most likely searched move that does not.
+time) gives way to the most likely searched move that does not (in the solver's process when it
+runs beside, so that its reading is compiled there rather than at START).
+
+The rate a move plans by is measured on the moves' own chunks; a start reads the one an earlier
+start on this machine remembered (`compile_cache.recall`), else measures it on the empty board.
 
 With `keep=False` every move starts a new tree (the measure of what keeping it is worth).
 """
@@ -23,6 +27,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -54,6 +59,7 @@ CLOSE = 0.75
 VALUE_DROP = 0.2
 SMALLEST_CHUNK = 8  # simulations: a smaller chunk is mostly dispatch
 MEASURED = 64  # simulations of the search that measures the rate when preparing
+REMEMBER_CHANGE = 0.1  # a rate is remembered again when it moved by more than this share
 
 
 class LastingSearch:
@@ -90,10 +96,14 @@ class LastingSearch:
             solver_process.prepare(make_solver, agent.config.game)
         elif self.solves:
             self._solver()
-        if self.screens:
+        if self.screens and self.beside:
+            solver_process.prepare(root_solvers.move_screen, agent.config.game)
+        elif self.screens:
             self._local.screen = root_solvers.move_screen(agent.game)
         self._chunks: collections.deque = collections.deque(maxlen=RECENT_CHUNKS)  # (sims, s)
         self._chunk_index = 0  # each chunk's key: the search is deterministic, keys feed mctx
+        self._key: str | None = None  # what the compiled steps are kept under (`_compile`)
+        self._remembered: float | None = None  # the rate a later start will recall
 
     @property
     def rate(self) -> float:
@@ -106,8 +116,9 @@ class LastingSearch:
         return self._steps is not None
 
     def prepare(self) -> None:
-        """Compile the steps (once) and, for timed moves, measure the rate on a short search of
-        the empty board.
+        """Compile the steps (once) and, for timed moves, find the rate: the one an earlier
+        start on this machine remembered (`compile_cache.recall`), else measured on a short
+        search of the empty board (most of a warm START's time when measured).
         The solver's process starts beside without being waited for (seconds: an engine's
         START would wait too); until it is up, a timed move's solve waits in its queue."""
         with self._compile_lock:
@@ -116,17 +127,46 @@ class LastingSearch:
             self._steps = self._compile()
         if not self.timed:
             return  # moves counted in simulations need no rate
+        remembered = self._recalled_rate()
+        if remembered is not None:
+            # Weighed as one chunk: the first move's own chunks soon outweigh it.
+            self._chunks.append((remembered * CHUNK_S, CHUNK_S))
+            return
         state = self.agent.game.new_state()
         for _ in range(2):  # the first run's chunks are slow (caches, allocation): measured again
             self._chunks.clear()
             self.move(state, None, simulations=MEASURED)
         self._local.tree = self._local.value = None
+        self._remember_rate()
+
+    def _rate_key(self) -> str | None:
+        """What a remembered rate is kept under: the compiled search and the cores this thread
+        may use. None on another clock than the wall's (a test's fake one)."""
+        if self.now is not time.monotonic or self._key is None:
+            return None
+        return f"{self._key} cores={len(os.sched_getaffinity(0))}"
+
+    def _recalled_rate(self) -> float | None:
+        key = self._rate_key()
+        self._remembered = None if key is None else compile_cache.recall("rate", key)
+        return self._remembered
+
+    def _remember_rate(self) -> None:
+        """Keep the rate for a later start, when it moved by more than REMEMBER_CHANGE."""
+        key, rate, before = self._rate_key(), self.rate, self._remembered
+        if key is None or (before is not None and abs(rate - before) <= REMEMBER_CHANGE * before):
+            return
+        compile_cache.remember("rate", key, rate)
+        self._remembered = rate
 
     def wait_for_solver(self) -> None:
-        """Wait until the solver's process is up with this game's solver: a measurement wants
-        every timed move to have it (an engine's START does not wait)."""
+        """Wait until the solver's process is up with this game's solver and screen: a
+        measurement wants every timed move to have them (an engine's START does not wait)."""
+        game = self.agent.config.game
         if self.solves and self.beside:
-            solver_process.prepare(self.make_solver, self.agent.config.game).result()
+            solver_process.prepare(self.make_solver, game).result()
+        if self.screens and self.beside:
+            solver_process.prepare(root_solvers.move_screen, game).result()
 
     @property
     def kept(self) -> int:
@@ -166,7 +206,7 @@ class LastingSearch:
             if proof is not None:
                 return self._proven(proof)
         steps, params = self._steps, self.agent.params
-        batched = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
+        batched = _one_game(state)
         tree = getattr(self._local, "tree", None)
         if not self.keep or tree is None:
             tree = self._empty  # no node: the re-root starts a new tree
@@ -175,10 +215,10 @@ class LastingSearch:
         end = None if budget_s is None else self._search_end(started, budget_s)
         if end is not None:
             planned = min(planned, int(self.rate * (end - self.now())))
-        if self.capacity - int(tree.extra_data.size[0]) < max(0, planned):
+        if self.capacity - _size(tree) < max(0, planned):
             # What was kept leaves too little room for this move's search: a new tree.
             tree, kept = steps["reroot"](params, self._empty, batched)
-        self._local.kept = int(kept[0])
+        self._local.kept = int(np.asarray(kept)[0])
         # Between chunks: a proof has come (a failed solve is reported once, below).
         proved = None if proving is None else lambda: (
             proving.done() and proving.exception() is None and proving.result() is not None
@@ -202,6 +242,8 @@ class LastingSearch:
             done += extra
             action, policy, value = self._choice(tree)
         self._local.tree, self._local.value = tree, value
+        if budget_s is not None:
+            self._remember_rate()  # the rate of real moves, for the next start
         if budget_s is not None and self.screens:
             action = self._screened(state, action, policy, started + USE * seconds)
         return AgentMove(action, policy, value, done)
@@ -216,9 +258,9 @@ class LastingSearch:
         self.prepare()
         steps, params = self._steps, self.agent.params
         tree = getattr(self._local, "tree", None)
-        batched = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
+        batched = _one_game(state)
         tree, _ = steps["reroot"](params, self._empty if tree is None else tree, batched)
-        room = self.capacity - self.most - int(tree.extra_data.size[0])
+        room = self.capacity - self.most - _size(tree)
         tree, done = self._grow(tree, min(self.most, room), None, stop)
         self._local.tree = tree
         return done
@@ -234,10 +276,11 @@ class LastingSearch:
         chunk at a time until they are done, the tree is full, `deadline` passes or `stop()`
         says so (the solver beside has proved a move, the opponent has moved); `progress(done,
         planned)` after each chunk."""
-        planned = max(0, min(planned, self.capacity - int(tree.extra_data.size[0])))
+        planned = max(0, min(planned, self.capacity - _size(tree)))
         steps, params = self._steps, self.agent.params
         considered = self.agent.search_config(max(planned, 1)).max_considered_actions
-        tree = steps["plan"](tree, jnp.asarray([planned], jnp.int32), jnp.asarray([considered]))
+        counts = np.asarray([planned], np.int32), np.asarray([considered], np.int32)
+        tree = steps["plan"](tree, *counts)
         done = 0
         while done < planned:
             if self.agent.stopping:
@@ -251,7 +294,7 @@ class LastingSearch:
                     break
             began = self.now()
             self._chunk_index += 1
-            tree = steps["grow"](params, tree, jnp.int32(chunk), jnp.int32(self._chunk_index))
+            tree = steps["grow"](params, tree, np.int32(chunk), np.int32(self._chunk_index))
             tree.node_visits.block_until_ready()
             self._chunks.append((chunk, self.now() - began))
             done += chunk
@@ -302,19 +345,23 @@ class LastingSearch:
 
     def _screened(self, state: State, action: int, policy: np.ndarray, deadline: float) -> int:
         """`action`, unless it lets the opponent win (by fours, or threats found in time) and one
-        of the next most likely moves does not (out of time, or all of them losing: `action`)."""
-        loses = getattr(self._local, "screen", None)
-        if loses is None:
-            loses = self._local.screen = root_solvers.move_screen(self.agent.game)
+        of the next most likely moves does not (out of time, or all of them losing: `action`).
+        Screened in the solver's process where it runs beside (its reading compiled there, not
+        in START), else here."""
         board, mover = np.asarray(state.board), int(state.current_player)
         likely = [int(a) for a in np.argsort(-policy, kind="stable") if policy[a] > 0]
-        for candidate in [action, *[a for a in likely if a != action]][:SCREENED]:
-            try:
-                if not loses(board, mover, candidate, deadline):
-                    return candidate
-            except root_solvers.OutOfTime:
-                break
-        return action
+        moves = [action, *[a for a in likely if a != action]][:SCREENED]
+        if self.beside:
+            game = self.agent.config.game
+            asked = solver_process.screen(root_solvers.move_screen, game, board, mover, moves,
+                                          deadline)  # fmt: skip
+            safe = self._answer(asked, deadline + GRACE_S)
+        else:
+            loses = getattr(self._local, "screen", None)
+            if loses is None:
+                loses = self._local.screen = root_solvers.move_screen(self.agent.game)
+            safe = root_solvers.first_safe(loses, board, mover, moves, deadline)
+        return action if safe is None else safe
 
     def _compile(self) -> dict:
         game, net, config = self.agent.game, self.agent.network, self._config
@@ -333,10 +380,13 @@ class LastingSearch:
             action, policy, value = growing.choose(tree, config.policy)
             return action, jnp.where(tree.root_invalid_actions, 0.0, policy), value
 
-        example = jax.tree.map(lambda x: jnp.asarray(x)[None], game.new_state())
-        self._empty = growing.empty(example, game.num_actions, self.capacity)
-        tree, params, one = self._empty, self.agent.params, jnp.ones(1, jnp.int32)
+        example = _one_game(game.new_state())
+        # One small program rather than an operation at a time (each compiles on its own).
+        empty = jax.jit(growing.empty, static_argnums=(1, 2))
+        self._empty = empty(example, game.num_actions, self.capacity)
+        tree, params, one = self._empty, self.agent.params, np.ones(1, np.int32)
         key = f"{self.agent.config} {config} {self.capacity} {self.agent.prune}"  # baked in
+        self._key = key
         return {
             "reroot": compile_cache.compiled("reroot", reroot, (params, tree, example), key=key),
             "plan": compile_cache.compiled("plan", growing.plan, (tree, one, one), key=key),
@@ -345,3 +395,14 @@ class LastingSearch:
             ),  # fmt: skip
             "choose": compile_cache.compiled("choose", choose, (tree,), key=key),
         }
+
+
+def _one_game(state: State) -> State:
+    """`state` as a batch of one, on the host: each operation on JAX arrays here would compile
+    a program of its own at an engine's start (a few milliseconds each, from the cache)."""
+    return jax.tree.map(lambda x: np.asarray(x)[None], state)
+
+
+def _size(tree) -> int:
+    """The nodes in use in a tree of one game (read on the host, as `_one_game` says why)."""
+    return int(np.asarray(tree.extra_data.size)[0])

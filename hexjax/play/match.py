@@ -57,7 +57,7 @@ class Match:
         action = self.parse(move)
         if self.over:
             raise MoveError("the game is over")
-        if not bool(self.state.legal_action_mask[action]):
+        if not np.asarray(self.state.legal_action_mask)[action]:
             reason = self.game.illegal_reason(self.state, action)
             raise MoveError(f"{self.game.action_to_string(action)}: {reason}")
         return action
@@ -88,7 +88,7 @@ class Match:
         if action >= self.game.num_cells:
             raise MoveError(f"{name} can only be played in turn")
         state = self.state_for(player)
-        if not bool(state.legal_action_mask[action]):
+        if not np.asarray(state.legal_action_mask)[action]:
             raise MoveError(f"{name}: {self.game.illegal_reason(state, action)}")
         self._states.append(self.game.host_step(state, action))
         self.actions.append(action)

@@ -1,4 +1,5 @@
-"""The engines' exact solvers on a process of their own, beside the search.
+"""The engines' exact solvers on a process of their own, beside the search: the root solver, and
+the screen of a searched move.
 
 The root solvers (`evaluation/root_solvers.py`) are Python: on a thread beside the search they
 hold the interpreter's lock, which the search needs between its chunks, and the search slowed
@@ -24,12 +25,14 @@ from collections.abc import Callable
 
 import numpy as np
 
+from hexjax.evaluation import root_solvers
 from hexjax.games import GameConfig
 from hexjax.play import compile_cache, cores
 
 _pool: concurrent.futures.ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
 _solvers: dict = {}  # in the solver's process: (factory, game config) -> solver
+_games: dict = {}  # in the solver's process: game config -> game (its compiled reading shared)
 
 
 def _started(spare: frozenset[int]) -> None:
@@ -45,7 +48,9 @@ def _started(spare: frozenset[int]) -> None:
 def _solver_here(make_solver: Callable, game: GameConfig) -> Callable:
     solver = _solvers.get((make_solver, game))
     if solver is None:
-        solver = _solvers[make_solver, game] = make_solver(game.make())
+        if game not in _games:
+            _games[game] = game.make()
+        solver = _solvers[make_solver, game] = make_solver(_games[game])
     return solver
 
 
@@ -55,6 +60,10 @@ def _ready_here(make_solver: Callable, game: GameConfig) -> None:
 
 def _solve_here(make_solver: Callable, game: GameConfig, board, to_play: int, deadline):
     return _solver_here(make_solver, game)(board, to_play, deadline)
+
+
+def _screen_here(make_screen: Callable, game: GameConfig, board, to_play: int, moves, deadline):
+    return root_solvers.first_safe(_solver_here(make_screen, game), board, to_play, moves, deadline)
 
 
 def _submit(work: Callable, *args) -> concurrent.futures.Future:
@@ -106,3 +115,10 @@ def solve(make_solver: Callable, game: GameConfig, board: np.ndarray, to_play: i
           deadline: float) -> concurrent.futures.Future:  # fmt: skip
     """The future answer of `make_solver(game.make())(board, to_play, deadline)`."""
     return _submit(_solve_here, make_solver, game, np.asarray(board), to_play, deadline)
+
+
+def screen(make_screen: Callable, game: GameConfig, board: np.ndarray, to_play: int,
+           moves: list[int], deadline: float) -> concurrent.futures.Future:  # fmt: skip
+    """The future answer of `root_solvers.first_safe(make_screen(game.make()), board, to_play,
+    moves, deadline)`: the first of `moves` that does not lose (None: none cleared in time)."""
+    return _submit(_screen_here, make_screen, game, np.asarray(board), to_play, moves, deadline)
