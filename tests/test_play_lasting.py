@@ -15,7 +15,7 @@ from support.play_models import make_tiny_model
 
 from hexjax.evaluation import puzzles, root_solvers
 from hexjax.games._hex_dead import dead_cells
-from hexjax.play import clock, compile_cache, lasting, solver_process
+from hexjax.play import clock, compile_cache, lasting, search_rate, solver_process
 from hexjax.play.agent import Agent, SearchStopped
 from hexjax.play.lasting import LastingSearch
 
@@ -50,7 +50,7 @@ def on_fake_time(agent, fake: FakeTime) -> LastingSearch:
     search = LastingSearch(agent, 4096, now=fake, solve=False)
     search.prepare()
     fake.slow_down(search)
-    search._chunks.clear()
+    search._rate.clear()
     search.move(agent.game.new_state(), None, simulations=64)
     return search
 
@@ -339,8 +339,9 @@ def test_a_later_start_recalls_the_rate_instead_of_measuring_it(agent, tmp_path,
     later.prepare()
     assert not searched and later.rate == pytest.approx(measured)
     # Played moves remember their own rate when it moved by more than REMEMBER_CHANGE.
-    monkeypatch.setattr(lasting, "REMEMBER_CHANGE", -1.0)  # every move
+    monkeypatch.setattr(search_rate, "REMEMBER_CHANGE", -1.0)  # every move
     first.move(agent.game.new_state(), 0.2)
-    assert compile_cache.recall("rate", first._rate_key()) == pytest.approx(first.rate)
+    assert compile_cache.recall("rate", first._rate.key) == pytest.approx(first.rate)
     fake = LastingSearch(agent, 256, now=FakeTime(), solve=False)
-    assert fake._rate_key() is None
+    fake.prepare()
+    assert fake._rate.key is None

@@ -16,18 +16,16 @@ time: one that lets the opponent win by continuous fours (or threats, where they
 time) gives way to the most likely searched move that does not (in the solver's process when it
 runs beside, so that its reading is compiled there rather than at START).
 
-The rate a move plans by is measured on the moves' own chunks; a start reads the one an earlier
-start on this machine remembered (`compile_cache.recall`), else measures it on the empty board.
+The rate a move plans by is measured on the moves' own chunks (`search_rate.py`); a start reads
+the one an earlier start on this machine remembered, else measures it on the empty board.
 
 With `keep=False` every move starts a new tree (the measure of what keeping it is worth).
 """
 
 from __future__ import annotations
 
-import collections
 import concurrent.futures
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -41,12 +39,12 @@ from hexjax.evaluation import root_solvers
 from hexjax.games import State
 from hexjax.play import compile_cache, cores, solver_process
 from hexjax.play.agent import MAX_SIMULATIONS, Agent, AgentMove, SearchStopped
+from hexjax.play.search_rate import SearchRate
 
 _log = logging.getLogger(__name__)
 
 USE = 0.8  # the part of a move's budget the search may use (protocol, host work, jitter)
 CHUNK_S = 0.03  # a chunk's target time: the time's end is met within about this much
-RECENT_CHUNKS = 16  # the rate is measured over this many recent chunks
 SOLVER_SHARE = 0.25  # of the time a move may use, what the exact solver may take first
 SCREEN_SHARE = 0.2  # of the time a move may use, kept for screening the searched move
 GRACE_S = 0.01  # how long past its deadline a solver beside the search is waited for
@@ -59,7 +57,6 @@ CLOSE = 0.75
 VALUE_DROP = 0.2
 SMALLEST_CHUNK = 8  # simulations: a smaller chunk is mostly dispatch
 MEASURED = 64  # simulations of the search that measures the rate when preparing
-REMEMBER_CHANGE = 0.1  # a rate is remembered again when it moved by more than this share
 
 
 class LastingSearch:
@@ -100,16 +97,14 @@ class LastingSearch:
             solver_process.prepare(root_solvers.move_screen, agent.config.game)
         elif self.screens:
             self._local.screen = root_solvers.move_screen(agent.game)
-        self._chunks: collections.deque = collections.deque(maxlen=RECENT_CHUNKS)  # (sims, s)
+        self._rate = SearchRate(now)
         self._chunk_index = 0  # each chunk's key: the search is deterministic, keys feed mctx
         self._key: str | None = None  # what the compiled steps are kept under (`_compile`)
-        self._remembered: float | None = None  # the rate a later start will recall
 
     @property
     def rate(self) -> float:
         """Simulations a second over the recent chunks (host dispatch included)."""
-        chunks = list(self._chunks)
-        return sum(n for n, _ in chunks) / max(sum(s for _, s in chunks), 1e-9)
+        return self._rate.value
 
     @property
     def prepared(self) -> bool:
@@ -127,37 +122,14 @@ class LastingSearch:
             self._steps = self._compile()
         if not self.timed:
             return  # moves counted in simulations need no rate
-        remembered = self._recalled_rate()
-        if remembered is not None:
-            # Weighed as one chunk: the first move's own chunks soon outweigh it.
-            self._chunks.append((remembered * CHUNK_S, CHUNK_S))
+        if self._rate.recall(self._key):
             return
         state = self.agent.game.new_state()
         for _ in range(2):  # the first run's chunks are slow (caches, allocation): measured again
-            self._chunks.clear()
+            self._rate.clear()
             self.move(state, None, simulations=MEASURED)
         self._local.tree = self._local.value = None
-        self._remember_rate()
-
-    def _rate_key(self) -> str | None:
-        """What a remembered rate is kept under: the compiled search and the cores this thread
-        may use. None on another clock than the wall's (a test's fake one)."""
-        if self.now is not time.monotonic or self._key is None:
-            return None
-        return f"{self._key} cores={len(os.sched_getaffinity(0))}"
-
-    def _recalled_rate(self) -> float | None:
-        key = self._rate_key()
-        self._remembered = None if key is None else compile_cache.recall("rate", key)
-        return self._remembered
-
-    def _remember_rate(self) -> None:
-        """Keep the rate for a later start, when it moved by more than REMEMBER_CHANGE."""
-        key, rate, before = self._rate_key(), self.rate, self._remembered
-        if key is None or (before is not None and abs(rate - before) <= REMEMBER_CHANGE * before):
-            return
-        compile_cache.remember("rate", key, rate)
-        self._remembered = rate
+        self._rate.remember()
 
     def wait_for_solver(self) -> None:
         """Wait until the solver's process is up with this game's solver and screen: a
@@ -243,7 +215,7 @@ class LastingSearch:
             action, policy, value = self._choice(tree)
         self._local.tree, self._local.value = tree, value
         if budget_s is not None:
-            self._remember_rate()  # the rate of real moves, for the next start
+            self._rate.remember()  # the rate of real moves, for the next start
         if budget_s is not None and self.screens:
             action = self._screened(state, action, policy, started + USE * seconds)
         return AgentMove(action, policy, value, done)
@@ -296,7 +268,7 @@ class LastingSearch:
             self._chunk_index += 1
             tree = steps["grow"](params, tree, np.int32(chunk), np.int32(self._chunk_index))
             tree.node_visits.block_until_ready()
-            self._chunks.append((chunk, self.now() - began))
+            self._rate.add(chunk, self.now() - began)
             done += chunk
             if progress is not None:
                 progress(done, planned)
