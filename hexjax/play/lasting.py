@@ -112,7 +112,7 @@ class LastingSearch:
 
     def prepare(self) -> None:
         """Compile the steps (once) and, for timed moves, find the rate: the one an earlier
-        start on this machine remembered (`compile_cache.recall`), else measured on a short
+        start on this machine remembered (`search_rate.py`), else measured on a short
         search of the empty board (most of a warm START's time when measured).
         The solver's process starts beside without being waited for (seconds: an engine's
         START would wait too); until it is up, a timed move's solve waits in its queue."""
@@ -122,7 +122,7 @@ class LastingSearch:
             self._steps = self._compile()
         if not self.timed:
             return  # moves counted in simulations need no rate
-        if self._rate.recall(self._key):
+        if self._rate.recall(self._key, CHUNK_S):
             return
         state = self.agent.game.new_state()
         for _ in range(2):  # the first run's chunks are slow (caches, allocation): measured again

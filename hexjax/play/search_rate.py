@@ -36,18 +36,18 @@ class SearchRate:
     def clear(self) -> None:
         self._chunks.clear()
 
-    def recall(self, search_key: str) -> bool:
+    def recall(self, search_key: str, weight_s: float) -> bool:
         """Start from the rate remembered for the search kept under `search_key` and the cores
-        this thread may use, weighed as one chunk (a move's own chunks soon outweigh it); False
-        where none is remembered, or on another clock than the wall's."""
+        this thread may use, weighed as `weight_s` seconds of chunks (one chunk's: a move's own
+        chunks soon outweigh it); False where none is remembered, or on another clock than the
+        wall's."""
         if self.now is not time.monotonic:
             return False
         self.key = f"{search_key} cores={len(os.sched_getaffinity(0))}"
         self._remembered = compile_cache.recall("rate", self.key)
         if self._remembered is None:
             return False
-        seconds = 0.03  # about one chunk
-        self._chunks.append((self._remembered * seconds, seconds))
+        self._chunks.append((self._remembered * weight_s, weight_s))
         return True
 
     def remember(self) -> None:
