@@ -11,12 +11,17 @@ and the later replies' median.
 white` (the AI opens), timed from its first line (the model loaded) to "AI plays", and the
 process's start to that first line.
 
+`--front api`: for each game, a new Python process that does what a notebook does
+(`Agent.shipped(...)`, then `agent.move(state, simulations)` twice on the start position),
+timed from its start to the agent loaded, the first move and the second.
+
 Both use the compilation cache they always use (`hexjax/play/compile_cache.py`); run twice to
 see a warm cache.
 
     python experiments/first_reply.py                       # Hex 11x11 and Gomoku 15x15
     python experiments/first_reply.py --games gomoku:15:renju hex:7 --simulations 64
     python experiments/first_reply.py --front terminal --games hex:7 hex:11
+    python experiments/first_reply.py --front api --games gomoku:15 hex:11 --simulations 64
 """
 
 from __future__ import annotations
@@ -111,9 +116,39 @@ def terminal(spec: str, simulations: int | None) -> tuple[float, float]:
     return ready - began, replied - ready
 
 
+# What a notebook does, in a process of its own: prints its three times as JSON.
+_API_SESSION = """
+import json, sys, time
+began = time.monotonic()
+import hexjax
+from hexjax.play import Agent
+name, size, rule, simulations = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+agent = Agent.shipped(name, size, rule)
+loaded = time.monotonic()
+state = agent.game.new_state()
+agent.move(state, simulations)
+first = time.monotonic()
+agent.move(state, simulations)
+second = time.monotonic()
+print(json.dumps([loaded - began, first - loaded, second - first, hexjax.__file__]))
+"""
+
+
+def api(spec: str, simulations: int) -> list:
+    """[start to the agent loaded, its first move, its second, the hexjax imported] in a new
+    Python process (as PYTHONPATH says, not the current folder first: -P)."""
+    name, size, *rule = spec.split(":")
+    argv = [sys.executable, "-P", "-c", _API_SESSION, name, size, rule[0] if rule else "freestyle",
+            str(simulations)]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise SystemExit(f"the {spec} session failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--front", choices=("web", "terminal"), default="web")
+    parser.add_argument("--front", choices=("web", "terminal", "api"), default="web")
     parser.add_argument("--games", nargs="+", default=["hex:11", "gomoku:15"],
                         help="GAME:SIZE[:RULE] for each game, in order")  # fmt: skip
     parser.add_argument("--simulations", type=int, default=None,
@@ -126,6 +161,16 @@ def main(argv=None) -> int:
         for spec in args.games:
             started, first = terminal(spec, args.simulations)
             print(f"| {spec} | {started:.1f} s | {first:.2f} s |", flush=True)
+        return 0
+    if args.front == "api":
+        simulations = args.simulations or 64
+        print(f"{simulations} simulations a move")
+        print("| game | agent loaded | first move | second move | hexjax |")
+        print("|---|---|---|---|---|")
+        for spec in args.games:
+            loaded, first, second, package = api(spec, simulations)
+            print(f"| {spec} | {loaded:.1f} s | {first:.2f} s | {second:.2f} s | {package}",
+                  flush=True)  # fmt: skip
         return 0
     port = free_port()
     base = f"http://127.0.0.1:{port}"

@@ -4,7 +4,6 @@ import io
 import signal
 import subprocess
 import sys
-import threading
 
 import jax
 import numpy as np
@@ -16,7 +15,8 @@ from hexjax.alphazero import network as network_lib
 from hexjax.commands import play as play_command
 from hexjax.evaluation import players
 from hexjax.play import Agent, AgentMove, Agents, Match, ModelError, MoveError
-from hexjax.play.agent import MAX_SIMULATIONS, search_choices, simulation_count
+from hexjax.play.agent import search_choices
+from hexjax.play.agent_move import MAX_SIMULATIONS, simulation_count
 from hexjax.play.terminal import TerminalGame, draw
 from hexjax.training import models
 
@@ -162,21 +162,34 @@ def test_the_agent_moves_legally_with_a_policy_and_value(hex_agent):
         hex_agent.move(over.state)
 
 
-def test_the_agent_compiles_once_per_simulation_count(hex_agent):
-    """Counts are rounded down to powers of two (at most MAX_SIMULATIONS), so any number of
-    requests compiles a bounded set of searches, each once."""
+def test_one_compiled_search_serves_every_simulation_count(hex_agent):
+    """Counts are rounded down to powers of two (at most MAX_SIMULATIONS), and every count runs
+    the same compiled programs: after the first move, moves at other counts compile nothing."""
     assert [simulation_count(n) for n in (1, 2, 3, 64, 100, 4096, 10**6)] == [
         1, 2, 2, 64, 64, 4096, 4096
     ]  # fmt: skip
     with pytest.raises(ValueError, match="at least 1"):
         simulation_count(0)
     match = Match(hex_agent.game)
-    first = hex_agent.move(match.state, simulations=3)
-    search = hex_agent.prepare(2)
-    for move in ["a1", "d4", "b3"]:
+    assert hex_agent.move(match.state, simulations=3).simulations == 2
+    states = []
+    for move in ("a1", "d4", "b3"):
         match.play(move)
-        assert hex_agent.move(match.state, simulations=3).simulations == 2
-    assert first.simulations == 2 and hex_agent.prepare(3) is search
+        states.append(match.state)
+    compiles = []
+
+    def listen(event, seconds, **_):
+        if "backend_compile" in event:
+            compiles.append(event)
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        for state, count in zip(states, (1, 8, 100), strict=True):
+            assert hex_agent.move(state, count).simulations == simulation_count(count)
+        hex_agent.prepare()
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    assert compiles == []
 
 
 def test_the_agent_searches_as_its_flags_say(model_dir):
@@ -193,11 +206,11 @@ def test_the_agent_searches_as_its_flags_say(model_dir):
 
 
 def test_a_search_reports_progress_and_stops_on_ctrl_c(model_dir):
-    """Ctrl-C while waiting (a KeyboardInterrupt raised in the caller, here from the progress
-    callback) stops the search thread within a simulation; the agent then searches again. Hex
-    4x4: what stops does not depend on the game, and renju's searches took a minute to compile."""
+    """Ctrl-C while searching (a KeyboardInterrupt, here raised by the progress callback, as
+    Python raises it between the search's chunks) stops the search and reaches the caller; the
+    agent then searches again. Hex 4x4: what stops does not depend on the game."""
     agent = Agent.load("hex", 4, model_dir=model_dir)
-    agent.prepare(MAX_SIMULATIONS)
+    agent.prepare()
     seen = []
 
     def progress(done, total):
@@ -207,9 +220,8 @@ def test_a_search_reports_progress_and_stops_on_ctrl_c(model_dir):
 
     with pytest.raises(KeyboardInterrupt):
         agent.move(agent.game.new_state(), MAX_SIMULATIONS, progress=progress)
-    assert not [t for t in threading.enumerate() if t.name.startswith("search-")]  # ended
     assert len(seen) == 2 and all(total == MAX_SIMULATIONS for _, total in seen)
-    assert 0 < seen[1][0] < MAX_SIMULATIONS and not agent._running
+    assert 0 < seen[0][0] < seen[1][0] < MAX_SIMULATIONS
     assert agent.move(agent.game.new_state(), 2).simulations == 2
 
 
@@ -226,9 +238,16 @@ def test_agents_load_each_game_once_and_name_what_is_missing(model_dir):
 
 
 def _session(agent, commands: str, human: int = 0, search=None) -> str:
+    """The terminal's transcript of `commands`; `search(state, simulations, progress)` stands
+    in for the agent's moves where given."""
     out = io.StringIO()
-    TerminalGame(agent, human, simulations=2, colour=False, stdin=io.StringIO(commands),
-                 stdout=out, search=search).run()  # fmt: skip
+    if search is not None:
+        agent.move = search  # this instance only, removed below
+    try:
+        TerminalGame(agent, human, simulations=2, colour=False, stdin=io.StringIO(commands),
+                     stdout=out).run()  # fmt: skip
+    finally:
+        vars(agent).pop("move", None)
     return out.getvalue()
 
 

@@ -1,12 +1,17 @@
 """Exported programs: traced once, read back by a later start, exported again when damaged or
 when what they depend on changes."""
 
+import os
+import pathlib
+
 import jax.numpy as jnp
 import numpy as np
+from support.play_models import make_tiny_model
 
 import hexjax
 from hexjax.games import host_compile
 from hexjax.play import compile_cache
+from hexjax.play.agent import Agent
 
 
 def test_programs_are_traced_once_read_back_and_replaced_when_damaged(tmp_path, monkeypatch):
@@ -116,3 +121,20 @@ def test_measured_numbers_are_remembered_by_key_and_ignored_when_damaged(tmp_pat
         for path in (tmp_path / "measured").iterdir():
             path.write_bytes(damaged)
         assert compile_cache.recall("rate", "a search") is None
+
+
+def test_an_agents_first_search_turns_the_cache_on(tmp_path, monkeypatch):
+    """The Python API gets the front ends' cache: an agent's first search turns it on in JAX's
+    folder (the tests' own), its programs exported there; HEXJAX_COMPILATION_CACHE=off keeps
+    it off."""
+    monkeypatch.setattr(compile_cache, "_folder", None)
+    monkeypatch.setattr(host_compile, "_compiler", None)
+    directory = make_tiny_model(tmp_path, "hex3", "hex", 3)
+    monkeypatch.setenv(compile_cache.OFF_VARIABLE, "off")
+    Agent.from_model("hex3", directory).prepare()
+    assert compile_cache._folder is None
+    monkeypatch.delenv(compile_cache.OFF_VARIABLE)
+    Agent.from_model("hex3", directory).prepare()
+    folder = compile_cache._folder
+    assert folder == pathlib.Path(os.environ["JAX_COMPILATION_CACHE_DIR"])
+    assert list((folder / "exported").glob("grow-*"))

@@ -11,12 +11,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from support.play_models import make_tiny_model
+from support.play_models import make_tiny_model, plain_search
 
 from hexjax.evaluation import puzzles, root_solvers
 from hexjax.games._hex_dead import dead_cells
 from hexjax.play import clock, compile_cache, lasting, search_rate, solver_process
-from hexjax.play.agent import Agent, SearchStopped
+from hexjax.play.agent import Agent
+from hexjax.play.agent_move import SearchStopped
 from hexjax.play.lasting import LastingSearch
 
 
@@ -91,21 +92,23 @@ def test_a_fresh_tree_without_a_clock_is_the_plain_search(agent):
     search = LastingSearch(agent, 64, keep=False)
     state = agent.game.from_moves(agent.game.parse_moves("c3 b2"))
     for count in (16, 64):
-        plain, grown = agent.move(state, count), search.move(state, None, simulations=count)
+        plain = plain_search(agent, state, count)
+        grown = search.move(state, None, simulations=count)
         assert (grown.action, grown.simulations) == (plain.action, count)
         np.testing.assert_allclose(grown.policy, plain.policy, atol=1e-6)
         assert grown.value == pytest.approx(plain.value, abs=1e-6)
         assert search.kept == 0
 
 
-def test_the_front_ends_counted_search_is_the_plain_search_with_progress(agent):
-    """The web page's and the terminal's search: the plain search's move, its progress after
-    each chunk up to the count, and no budget (it has no measured rate to spend one by)."""
-    search = LastingSearch.counted(agent)
+def test_the_agents_move_is_the_plain_search_with_progress(agent):
+    """`Agent.move` (the web page's, the terminal's and the Python API's search, counted): the
+    plain search's move, its progress after each chunk up to the count, and no budget (it has
+    no measured rate to spend one by)."""
+    search = agent.counted
     state = agent.game.from_moves(agent.game.parse_moves("c3 b2"))
     reported = []
-    grown = search.move(state, None, simulations=64, progress=lambda *p: reported.append(p))
-    plain = agent.move(state, 64)
+    grown = agent.move(state, 64, progress=lambda *p: reported.append(p))
+    plain = plain_search(agent, state, 64)
     assert (grown.action, grown.simulations) == (plain.action, 64)
     np.testing.assert_allclose(grown.policy, plain.policy, atol=1e-6)
     done = [d for d, _ in reported]
@@ -312,10 +315,11 @@ def test_dead_cells_are_not_searched_at_the_root(agent):
     state = game.from_board(board, 1)
     dead = np.flatnonzero(np.asarray(dead_cells(jnp.asarray(board))))
     assert 12 in dead and len(dead) < int(state.legal_action_mask.sum())
-    pruned = agent.move(state, 16)
-    assert (pruned.policy[dead] == 0).all() and pruned.action not in dead
-    whole = Agent(agent.trained, prune=False).move(state, 16)
-    assert (whole.policy[dead] > 0).all()
+    for pruned in (plain_search(agent, state, 16), agent.move(state, 16)):
+        assert (pruned.policy[dead] == 0).all() and pruned.action not in dead
+    unpruned = Agent(agent.trained, prune=False)
+    for whole in (plain_search(unpruned, state, 16), unpruned.move(state, 16)):
+        assert (whole.policy[dead] > 0).all()
     puct = Agent(dataclasses.replace(agent.trained, search_policy="puct"))
     kept = LastingSearch(puct, 64, solve=False)
     move = kept.move(state, None, simulations=64)

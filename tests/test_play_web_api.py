@@ -133,8 +133,8 @@ def test_new_game_json_and_get(client):
     assert (response.json()["size"], response.json()["rule"]) == (9, "renju")
 
 
-def test_any_simulation_counts_compile_a_bounded_set_of_searches(client, agents):
-    """Clients asking 1..40 and 4096 simulations get powers of two: 7 counts, not 41."""
+def test_any_simulation_count_is_rounded_down_to_a_power_of_two(client, agents):
+    """Clients asking 1..40 and 4096 simulations get powers of two, as every front end."""
     asked = [*range(1, 41), MAX_SIMULATIONS]
     counts = {new_game(client, human=1, simulations=n)["simulations"] for n in asked}
     assert counts == {1, 2, 4, 8, 16, 32, MAX_SIMULATIONS}
@@ -183,7 +183,7 @@ def test_ai_plays_first_when_the_person_plays_white(client):
 
 def test_analysis_searches_the_position_once(client, agents, monkeypatch):
     monkeypatch.setattr(web_game, "SOLVER_S", -1.0)  # no time for the solver: Hex 5x5 is searched
-    search = client.app.state.searches.of(agents.get("hex", 5))
+    search = agents.get("hex", 5).counted
     search.prepare()  # its rate measured now: the searches counted below are the page's
     searches = []
     real_move = search.move
@@ -486,7 +486,7 @@ def test_two_moves_racing_for_one_turn(client):
 
 
 def test_a_search_holds_only_its_own_game(client, agents, monkeypatch):
-    search = client.app.state.searches.of(agents.get("hex", 5))
+    search = agents.get("hex", 5).counted
     search.prepare()  # its rate measured now: the search below is the page's
     searching, release = threading.Event(), threading.Event()
     real_move = search.move

@@ -235,10 +235,10 @@ def _backward(tree: mctx.Tree, leaf) -> mctx.Tree:
     return tree
 
 
-def make_grow(game: Game, net, config: search_lib.SearchConfig, on_simulation=None):
+def make_grow(game: Game, net, config: search_lib.SearchConfig):
     """grow(params, key, tree, count) -> tree with `count` (traced) more simulations; fewer
     where the tree would run out of nodes (every game in the batch stops with the fullest)."""
-    recurrent_fn = functools.partial(search_lib.recurrent_step, game, net, config, on_simulation)
+    recurrent_fn = functools.partial(search_lib.recurrent_step, game, net, config)
     select = _selection(config.policy, config.pb_c_init, config.pb_c_base)
     simulate = jax.vmap(_simulate, in_axes=(0, 0, None, None))
 

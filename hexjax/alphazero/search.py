@@ -171,12 +171,8 @@ def evaluate(
     return masked_logits(logits, states.legal_action_mask), value
 
 
-def recurrent_step(
-    game: Game, net, config: SearchConfig, on_simulation, params, key, action, states
-):
+def recurrent_step(game: Game, net, config: SearchConfig, params, key, action, states):
     del key  # the games and the network are deterministic
-    if on_simulation is not None:
-        on_simulation()
     mover = states.current_player
     children = jax.vmap(game.step)(states, action)
     logits, value = evaluate(game, net, params, children, config)
@@ -214,14 +210,12 @@ def puct_selection(rng_key, tree, node_index, depth, *, pb_c_init, pb_c_base):
     return action.astype(jnp.int32)
 
 
-def make_search(game: Game, net, config: SearchConfig, on_simulation=None):
+def make_search(game: Game, net, config: SearchConfig):
     """search(params, key, states: State[B], ply: int32[B] | None) -> SearchResult.
 
     `ply` (the plies played in each game) drives PUCT's temperature schedule; Gumbel ignores it.
-    `on_simulation()`, if given, is traced into every simulation (the play front ends report
-    progress and stop searches through a host callback there).
     """
-    recurrent_fn = functools.partial(recurrent_step, game, net, config, on_simulation)
+    recurrent_fn = functools.partial(recurrent_step, game, net, config)
 
     def search(params, key: jax.Array, states: State, ply: jax.Array | None = None):
         logits, value = evaluate(game, net, params, states, config)

@@ -49,7 +49,6 @@ def timed_moves(agent: Trained, timing: MoveClock):
     player = play_agent.Agent(agent, agent.simulations, prune=timing.prune)
     timer = clock.SearchClock(agent.simulations, search=timing.search, solve=timing.solve)
     timer.prepare(player)
-    timer.wait()
     if timing.search != "counts":
         timer.lasting(player).wait_for_solver()
     return lambda state: timer.move(player, state, timing.seconds).action

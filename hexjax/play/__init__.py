@@ -7,7 +7,8 @@ reply = agent.move(match.state, simulations=64) # action, search policy, value
 match.play(reply.action)
 """
 
-from hexjax.play.agent import Agent, AgentMove, Agents
+from hexjax.play.agent import Agent, Agents
+from hexjax.play.agent_move import AgentMove
 from hexjax.play.match import Match, MoveError
 from hexjax.training.models import ModelError, shipped_models
 

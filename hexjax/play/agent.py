@@ -1,102 +1,38 @@
 """The agent behind every front end: a trained network plus search, one position at a time.
 
-`agent.move(state, simulations=64)` runs one compiled search and returns the chosen action, the
+`agent.move(state, simulations=64)` searches the position and returns the chosen action, the
 search policy over all actions and the root value from the mover's view. The search is the
 deterministic evaluation form of the one the model was trained with (Gumbel MuZero: no Gumbel
 noise, best move), its considered actions growing with the count (`considered_actions` and
 `search_policy` override them: the front ends' `--considered-actions` and `--search`).
 
-Simulation counts are powers of two up to MAX_SIMULATIONS (a request is rounded down), so a
-front end compiles at most a dozen searches however its users ask; `prepare` compiles one ahead
-of time. A search runs on a worker thread while the caller waits in Python: Ctrl-C (a
-KeyboardInterrupt in the caller) stops it within a simulation, and `progress(done, total)` is
-called while it runs (each simulation reports to the host, a cost that is small for one
-position at a time).
+Its moves are the lasting search counted in simulations (`LastingSearch.counted`: a new tree
+each move, grown a short chunk at a time), so one compiled program serves every count; the
+first search turns the compilation cache on (`compile_cache.enable`; HEXJAX_COMPILATION_CACHE=off
+leaves JAX's setting alone), so a later process reads it back rather than compiling. Counts are
+rounded down to powers of two up to MAX_SIMULATIONS, as every front end asks for them. Between
+chunks the caller sees Ctrl-C (a KeyboardInterrupt) and `stop_searches`, and `progress(done,
+total)` is called after each chunk.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import itertools
-import logging
 import pathlib
 import threading
 from collections.abc import Callable
 
 import jax
-import jax.numpy as jnp
-import numpy as np
 
 from hexjax.alphazero import search as search_lib
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import Game, State
+from hexjax.play import compile_cache
+from hexjax.play.agent_move import AgentMove, simulation_count
+from hexjax.play.lasting import LastingSearch
 from hexjax.training import models, restore
 from hexjax.training.algorithms import ALPHAZERO
-
-MAX_SIMULATIONS = 4096
-PROGRESS_INTERVAL_S = 0.1  # how often a waiting caller reports progress and sees Ctrl-C
-
-
-def simulation_count(requested: int) -> int:
-    """The count a search runs for `requested` simulations: the largest power of two not above
-    it, at most MAX_SIMULATIONS; ValueError below 1."""
-    if requested < 1:
-        raise ValueError(f"simulations must be at least 1, got {requested}")
-    return 1 << (min(int(requested), MAX_SIMULATIONS).bit_length() - 1)
-
-
-class SearchStopped(RuntimeError):
-    """A search ended early by `Agent.stop_searches` (a server shutting down)."""
-
-
-class _Cancelled(Exception):
-    """Raised inside a search's host callback to stop it."""
-
-
-# JAX logs every exception a callback raises; a stopped search is not an error.
-logging.getLogger("jax._src.debugging").addFilter(
-    lambda record: not (record.exc_info and isinstance(record.exc_info[1], _Cancelled))
-)
-
-
-@dataclasses.dataclass(frozen=True)
-class AgentMove:
-    action: int
-    policy: np.ndarray  # float32[num_actions]: the search's policy, 0 on illegal actions
-    value: float  # root value after search in [-1, 1], from the mover's view
-    simulations: int = 0  # the count searched (a power of two)
-    proven: bool = False  # an exact solver proved the move wins (no search)
-    moves_to_win: int | None = None  # proven: the mover's moves to its win, where known
-
-    @classmethod
-    def of_proof(cls, proven, num_actions: int) -> AgentMove:
-        """The move of a solver's proof (`root_solvers.Proven`): certain, won, not searched."""
-        policy = np.zeros(num_actions, np.float32)
-        policy[proven.move] = 1.0
-        return cls(proven.move, policy, 1.0, 0, proven=True, moves_to_win=proven.moves_to_win)
-
-    @property
-    def win_probability(self) -> float:
-        """The mover's chance to win as the value reads it (a draw counts half)."""
-        return (self.value + 1) / 2
-
-    def top(self, count: int = 5) -> list[tuple[int, float]]:
-        """The `count` most likely actions with their probabilities, best first."""
-        order = np.argsort(-self.policy, kind="stable")[:count]
-        return [(int(a), float(self.policy[a])) for a in order if self.policy[a] > 0]
-
-
-def _batch_of_one(state: State) -> State:
-    return jax.tree.map(lambda x: jnp.asarray(x)[None], state)
-
-
-@dataclasses.dataclass
-class _Running:
-    """A search in flight: simulations done so far, and the flag that stops it."""
-
-    done: int = 0
-    cancelled: threading.Event = dataclasses.field(default_factory=threading.Event)
 
 
 class Agent:
@@ -115,13 +51,9 @@ class Agent:
         self.source = trained.source  # what was loaded, for messages ("shipped model hex7")
         self.default_simulations = default_simulations
         self._net = trained.net
-        self._key = jax.random.key(0)  # the search is deterministic; the key only feeds mctx
-        self._compiled: dict[int, object] = {}  # simulation count -> compiled search
-        self._compile_lock = threading.Lock()
-        self._count_locks: dict[int, threading.Lock] = {}
-        self._running: dict[int, _Running] = {}  # searches in flight, by ticket
         self._stopping = False  # stop_searches was called: every search ends at once
-        self._tickets = itertools.count()
+        self._counted: LastingSearch | None = None  # made on first use (`counted`)
+        self._counted_lock = threading.Lock()
 
     @classmethod
     def of_network(cls, config, params, source: str, **search) -> Agent:
@@ -180,49 +112,25 @@ class Agent:
              progress: Callable[[int, int], None] | None = None) -> AgentMove:  # fmt: skip
         """Search `state` (not over) and return the move to play with its policy and value.
         `simulations` is rounded down to a power of two (`simulation_count`); `progress(done,
-        total)` is called every PROGRESS_INTERVAL_S while the search runs. A KeyboardInterrupt
-        while waiting stops the search and is raised again."""
+        total)` is called after each chunk of the search. Ctrl-C stops it between chunks (the
+        KeyboardInterrupt goes on to the caller); SearchStopped after `stop_searches`."""
         count = simulation_count(self.default_simulations if simulations is None else simulations)
-        if bool(state.terminated):
-            raise ValueError("the game is over: there is no move to search")
-        batched = _batch_of_one(state)
-        search = self.prepare(count)
-        ticket = next(self._tickets)
-        running = self._running[ticket] = _Running()
-        if self._stopping:
-            running.cancelled.set()
-        outcome, finished = {}, threading.Event()
+        return self.counted.move(state, None, simulations=count, progress=progress)
 
-        def work():
-            try:
-                outcome["result"] = jax.device_get(search(self.params, self._key, batched, ticket))
-            except BaseException as error:  # handed to the waiting caller
-                outcome["error"] = error
-            finally:
-                finished.set()
+    @property
+    def counted(self) -> LastingSearch:
+        """The agent's search counted in simulations (`LastingSearch.counted`), made on first
+        use; the front ends that count simulations (the web page, the terminal) move with it."""
+        with self._counted_lock:
+            if self._counted is None:
+                compile_cache.enable()  # a later process reads the search back (none: compiled)
+                self._counted = LastingSearch.counted(self)
+            return self._counted
 
-        # An Event, not Thread.join: a join interrupted by Ctrl-C can wrongly report the thread
-        # as finished, and the search would outlive its caller.
-        worker = threading.Thread(target=work, name=f"search-{ticket}", daemon=True)
-        try:
-            worker.start()
-            while not finished.wait(PROGRESS_INTERVAL_S):
-                if progress is not None:
-                    progress(running.done, count)
-        except KeyboardInterrupt:
-            running.cancelled.set()
-            finished.wait()
-            worker.join()  # safe now: the thread has nothing left to do
-            raise
-        finally:
-            del self._running[ticket]
-        if "error" in outcome:
-            if running.cancelled.is_set():
-                raise SearchStopped("the search was stopped") from outcome["error"]
-            raise outcome["error"]
-        action, policy, value = outcome["result"]
-        policy = np.asarray(policy[0], dtype=np.float32)
-        return AgentMove(int(action[0]), policy, float(value[0]), count)
+    def prepare(self) -> None:
+        """Compile the search now (or read it from the compilation cache): what a first move
+        would otherwise do. Safe from several threads; once."""
+        self.counted.prepare()
 
     @property
     def network(self):
@@ -231,47 +139,13 @@ class Agent:
 
     @property
     def stopping(self) -> bool:
-        """`stop_searches` was called: searches that check between steps end too."""
+        """`stop_searches` was called: searches end at their next chunk."""
         return self._stopping
 
     def stop_searches(self) -> None:
-        """End the searches in flight within a simulation, and every later one at once (they
+        """End the searches in flight at their next chunk, and every later one at once (they
         raise SearchStopped): for a server that is shutting down."""
         self._stopping = True
-        for running in list(self._running.values()):
-            running.cancelled.set()
-
-    def prepare(self, simulations: int):
-        """The compiled search for `simulations` (rounded down to a power of two), compiled now
-        if it is not yet; safe from several threads, each count compiled once."""
-        count = simulation_count(simulations)
-        with self._compile_lock:
-            lock = self._count_locks.setdefault(count, threading.Lock())
-        with lock:
-            if count not in self._compiled:
-                self._compiled[count] = self._compile(count)
-        return self._compiled[count]
-
-    def is_prepared(self, simulations: int) -> bool:
-        return simulation_count(simulations) in self._compiled
-
-    def _compile(self, count: int):
-        config = self.search_config(count)
-
-        def run_search(params, key, states, ticket):
-            states = self.searched_root(states)
-
-            def tick():  # each simulation reports to the host: progress, and a way to stop
-                jax.debug.callback(self._tick, ticket)
-
-            search = search_lib.make_search(self.game, self._net, config, on_simulation=tick)
-            result = search(params, key, states, states.step_count)
-            legal = states.legal_action_mask
-            return result.action, jnp.where(legal, result.policy, 0.0), result.value
-
-        example = _batch_of_one(self.game.new_state())
-        lowered = jax.jit(run_search).lower(self.params, self._key, example, 0)
-        return lowered.compile()
 
     def searched_root(self, states: State) -> State:
         """Batched root states as its searches see them: their legal moves the game's
@@ -283,14 +157,6 @@ class Agent:
     def search_config(self, simulations: int) -> search_lib.SearchConfig:
         """The search a move of `simulations` (rounded down to a power of two) runs."""
         return self.trained.search_at(simulation_count(simulations))
-
-    def _tick(self, ticket) -> None:
-        running = self._running.get(int(ticket))
-        if running is None:
-            return
-        running.done += 1
-        if running.cancelled.is_set():
-            raise _Cancelled("search interrupted")
 
     def __repr__(self) -> str:
         return f"Agent({self.game}, {self.source})"

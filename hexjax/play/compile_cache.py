@@ -10,10 +10,11 @@ trace it either; renju's reading takes seconds to trace). Beside them, `measured
 source, the versions of JAX, mctx and Flax, the caller's key and the shapes of its arguments, so
 a change to any of them makes a new one (a measured number, by the source and its key).
 
-The folder is JAX_COMPILATION_CACHE_DIR when set (JAX's own variable), else
+The front ends turn it on at their start, and an `Agent` (the Python API) when it first
+searches. The folder is JAX's when set (JAX_COMPILATION_CACHE_DIR, or its config), else
 $XDG_CACHE_HOME/hexjax/jax (~/.cache/hexjax/jax). HEXJAX_COMPILATION_CACHE=off leaves JAX's
-setting alone and exports nothing. Programs with a host callback (the web page's searches,
-which report progress) are not cached by JAX; the engines' timed search has none.
+setting alone and exports nothing. JAX does not cache a program with a host callback: the
+play searches have none (`lasting.py` sees Ctrl-C and stops between its chunks).
 """
 
 from __future__ import annotations
@@ -44,12 +45,16 @@ def default_folder() -> pathlib.Path:
 
 
 def enable() -> pathlib.Path | None:
-    """Turn the cache on (every compile kept, however quick); the folder, or None where it is
-    off or cannot be made (a read-only home: the engine then compiles as before)."""
+    """Turn the cache on (every compile kept, however quick), once a process: the folder, or
+    None where it is off or cannot be made (a read-only home: searches then compile as
+    before). A folder already given to JAX (its variable or its config) is the one used."""
     global _folder
+    if _folder is not None:
+        return _folder
     if os.environ.get(OFF_VARIABLE, "").lower() == "off":
         return None
-    folder = pathlib.Path(os.environ.get("JAX_COMPILATION_CACHE_DIR") or default_folder())
+    given = os.environ.get("JAX_COMPILATION_CACHE_DIR") or jax.config.jax_compilation_cache_dir
+    folder = pathlib.Path(given or default_folder())
     try:
         for part in ("exported", "measured"):
             (folder / part).mkdir(parents=True, exist_ok=True)

@@ -199,7 +199,6 @@ class GomocupEngine:
                     self.clock.prepare(self._agent())
 
     def end(self, argument: str) -> None:
-        self.clock.stop()
         self.ended = True
 
     # --- the game and the brain's moves ----------------------------------------------------

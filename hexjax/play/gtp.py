@@ -216,7 +216,6 @@ class GtpEngine:
         return "BW"[self.match.winner] + "+"
 
     def stop(self, args: list[str]) -> str:
-        self.clock.stop()
         self.quit = True
         return ""
 
@@ -229,7 +228,7 @@ class GtpEngine:
         return _COLOURS[colour.lower()]
 
     def prepare(self) -> None:
-        """Compile the agent's searches for the clock, once per agent (the smallest now)."""
+        """Ready the agent's search for the clock (`SearchClock.prepare`), once per agent."""
         self.clock.prepare(self.agent)
 
 

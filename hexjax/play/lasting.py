@@ -38,7 +38,7 @@ from hexjax.alphazero import growing
 from hexjax.evaluation import root_solvers
 from hexjax.games import State
 from hexjax.play import compile_cache, cores, solver_process
-from hexjax.play.agent import MAX_SIMULATIONS, Agent, AgentMove, SearchStopped
+from hexjax.play.agent_move import MAX_SIMULATIONS, AgentMove, SearchStopped
 from hexjax.play.search_rate import SearchRate
 
 _log = logging.getLogger(__name__)
@@ -61,9 +61,10 @@ MEASURED = 64  # simulations of the search that measures the rate when preparing
 
 class LastingSearch:
     """One agent's timed search, its tree kept between moves (one tree for each thread, so that
-    parallel matches each keep their own)."""
+    parallel matches each keep their own). `agent` is a `play/agent.py` Agent (not imported:
+    the agent makes its own counted search with this module)."""
 
-    def __init__(self, agent: Agent, most: int, keep: bool = True, now=time.monotonic,
+    def __init__(self, agent, most: int, keep: bool = True, now=time.monotonic,
                  solve: bool = True, beside: bool | None = None,
                  make_solver: Callable = root_solvers.root_solver,
                  timed: bool = True):  # fmt: skip
@@ -146,7 +147,7 @@ class LastingSearch:
         return getattr(self._local, "kept", 0)
 
     @classmethod
-    def counted(cls, agent: Agent) -> LastingSearch:
+    def counted(cls, agent) -> LastingSearch:
         """The search of the front ends that count simulations rather than time (the web page,
         the terminal): up to MAX_SIMULATIONS, a new tree each move, no solver (they ask their
         own). Its steps call nothing on the host, so the compilation cache keeps them and a

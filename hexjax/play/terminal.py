@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
 from typing import TextIO
 
 from hexjax.alphazero.search import PLAY_SIMULATIONS
-from hexjax.games import State
 from hexjax.games._base import shown
-from hexjax.play.agent import MAX_SIMULATIONS, Agent, AgentMove, simulation_count
-from hexjax.play.lasting import LastingSearch
+from hexjax.play.agent import Agent
+from hexjax.play.agent_move import MAX_SIMULATIONS, AgentMove, simulation_count
 from hexjax.play.match import Match, MoveError
 
 HELP = (
@@ -68,26 +66,12 @@ def draw(match: Match, colour: bool, hints: bool = True) -> str:
     return "\n".join(lines)
 
 
-# How the terminal searches a position: (state, simulations, progress(done, total)) -> the move.
-Search = Callable[[State, int, Callable[[int, int], None]], AgentMove]
-
-
-def counted_search(agent: Agent) -> Search:
-    """The lasting search counted in simulations (`LastingSearch.counted`)."""
-    search = LastingSearch.counted(agent)
-    return lambda state, simulations, progress: search.move(
-        state, None, simulations=simulations, progress=progress
-    )
-
-
 class TerminalGame:
     """One person against the agent; `run` reads commands until `quit` or end of input."""
 
     def __init__(self, agent: Agent, human: int = 0, simulations: int = PLAY_SIMULATIONS,
-                 colour=None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
-                 search: Search | None = None):  # fmt: skip
+                 colour=None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout):  # fmt: skip
         self.agent = agent
-        self.search = search or counted_search(agent)
         self.human = human
         self.simulations = simulation_count(simulations)
         self.stdin, self.stdout = stdin, stdout
@@ -210,7 +194,7 @@ class TerminalGame:
                 shown = True
 
         try:
-            return self.search(self.match.state, self.simulations, progress)
+            return self.agent.move(self.match.state, self.simulations, progress)
         except KeyboardInterrupt:
             self.say(("\n" if shown and self.stdout.isatty() else "") + f"{what} was stopped")
             return None

@@ -59,12 +59,9 @@ from starlette.staticfiles import StaticFiles
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import GameConfig, available_games
 from hexjax.games.gomoku import RULES
-from hexjax.play.agent import (
-    MAX_SIMULATIONS,
-    Agents,
-    simulation_count,
-)
-from hexjax.play.web_game import ApiError, Games, Searches, WebGame, show, variant_json
+from hexjax.play.agent import Agents
+from hexjax.play.agent_move import MAX_SIMULATIONS, simulation_count
+from hexjax.play.web_game import ApiError, Games, WebGame, show, variant_json
 from hexjax.training import models
 
 STATIC_DIR = pathlib.Path(__file__).parent / "static"
@@ -77,7 +74,7 @@ def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
     if not 1 <= simulations <= MAX_SIMULATIONS:
         raise ValueError(f"simulations must be between 1 and {MAX_SIMULATIONS}, got {simulations}")
     simulations = simulation_count(simulations)
-    games, searches = Games(max_games), Searches()
+    games = Games(max_games)
     playable = _playable(agents)
 
     async def options(request: Request) -> JSONResponse:
@@ -96,9 +93,7 @@ def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
         opening = body.get("moves", [])
         if not isinstance(opening, list | str):
             raise ApiError(400, f"'moves' must be a list of moves or a string, got {show(opening)}")
-        game = await run_in_threadpool(
-            WebGame.start, agents, searches, variant, human, strength, opening
-        )
+        game = await run_in_threadpool(WebGame.start, agents, variant, human, strength, opening)
         games.add(game)
         return JSONResponse(await run_in_threadpool(game.locked, game.to_json), status_code=201)
 
@@ -148,7 +143,6 @@ def create_app(agents: Agents, max_games: int = 100, max_body: int = 4096,
     ]
     handlers = {ApiError: _api_error, HTTPException: _http_error, Exception: _server_error}
     app = Starlette(routes=routes, exception_handlers=handlers)
-    app.state.searches = searches  # the AI's searches, by agent (tests reach them here)
     return app
 
 

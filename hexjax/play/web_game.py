@@ -2,9 +2,9 @@
 (the person's move, the AI's search, undo, the JSON the page draws), and the games kept in
 memory, the least recently used dropped first. `hexjax/play/web.py` routes requests here.
 
-The AI's search is the engines' lasting search counted in simulations (`Searches`): its steps
-have no host callback, so the compilation cache keeps them and a server started again reads them
-back instead of compiling a search at its first reply."""
+The AI's search is the agent's (`Agent.move`: the lasting search counted in simulations), whose
+steps the compilation cache keeps: a server started again reads them back instead of compiling
+a search at its first reply."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ import numpy as np
 
 from hexjax.evaluation import root_solvers, sgf
 from hexjax.games import GameConfig
-from hexjax.play.agent import Agent, AgentMove, Agents, SearchStopped
-from hexjax.play.lasting import LastingSearch
+from hexjax.play.agent import Agent, Agents
+from hexjax.play.agent_move import AgentMove, SearchStopped
 from hexjax.play.match import Match, MoveError
 from hexjax.training import models
 
@@ -34,32 +34,13 @@ class ApiError(Exception):
         self.status = status
 
 
-class Searches:
-    """For each agent, its search for the page (`LastingSearch.counted`), made on first use; its
-    steps compile (or are read from the cache) at its first move. Between its chunks it sees
-    `Agent.stop_searches` (the server stopping)."""
-
-    def __init__(self):
-        self._searches: dict[int, LastingSearch] = {}  # by agent
-        self._lock = threading.Lock()
-
-    def of(self, agent: Agent) -> LastingSearch:
-        with self._lock:
-            if id(agent) not in self._searches:
-                self._searches[id(agent)] = LastingSearch.counted(agent)
-            return self._searches[id(agent)]
-
-
 class WebGame:
-    """One game: the match, the agent that plays the AI's side (searching with `search`), and who
-    plays which colour."""
+    """One game: the match, the agent that plays the AI's side, and who plays which colour."""
 
-    def __init__(self, variant: GameConfig, agent: Agent, search: LastingSearch,
-                 human: int | None, simulations: int):  # fmt: skip
+    def __init__(self, variant: GameConfig, agent: Agent, human: int | None, simulations: int):
         self.id = secrets.token_urlsafe(16)
         self.variant = variant
         self.agent = agent
-        self.search = search
         self.match = Match(agent.game)
         self.human = human  # the colour the person plays: 0 Black (first), 1 White; None: no one
         self.simulations = simulations
@@ -68,13 +49,12 @@ class WebGame:
         self._solver = root_solvers.root_solver(agent.game)  # its table lasts the game
 
     @classmethod
-    def start(cls, agents: Agents, searches: Searches, variant: GameConfig, human,
-              simulations: int, opening):  # fmt: skip
+    def start(cls, agents: Agents, variant: GameConfig, human, simulations: int, opening):
         try:
             agent = agents.get(variant.name, variant.size, variant.rule, variant.swap)
         except models.ModelError as error:
             raise ApiError(404, str(error)) from None
-        game = cls(variant, agent, searches.of(agent), human, simulations)
+        game = cls(variant, agent, human, simulations)
         if isinstance(opening, str):  # a move list as one string, a records file's line
             try:
                 opening = agent.game.parse_moves(opening)
@@ -142,9 +122,7 @@ class WebGame:
         if self._last_search is None or self._last_search[0] != position:
             result = self._proven()
             try:
-                result = result or self.search.move(
-                    self.match.state, None, simulations=self.simulations
-                )
+                result = result or self.agent.move(self.match.state, self.simulations)
             except SearchStopped:
                 raise ApiError(503, "the server is stopping") from None
             self._last_search = (position, result)

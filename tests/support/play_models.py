@@ -3,7 +3,6 @@ and engines run as `python -m` processes."""
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import dataclasses
 import os
@@ -14,12 +13,14 @@ import threading
 import time
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from hexjax.alphazero import network as network_lib
+from hexjax.alphazero import search as search_lib
 from hexjax.alphazero.config import PRESETS
 from hexjax.games import GameConfig
-from hexjax.play.agent import AgentMove
+from hexjax.play.agent_move import AgentMove
 from hexjax.training import models
 
 
@@ -32,6 +33,18 @@ def make_tiny_model(directory, name: str, game: str, size: int, **options):
     params = network_lib.init_params(net, jax.random.key(size), built.observation_shape)
     models.export(config, params, name, {"trained": {"iterations": 0, "minutes": 0.0}}, directory)
     return directory
+
+
+def plain_search(agent, state, simulations: int) -> AgentMove:
+    """mctx's own search of `state` as `agent` would search it (its search config and pruned
+    root), a fresh tree of `simulations`: the reference the agent's grown search must equal."""
+    config = agent.search_config(simulations)
+    batched = agent.searched_root(jax.tree.map(lambda x: jnp.asarray(x)[None], state))
+    search = jax.jit(search_lib.make_search(agent.game, agent.network, config))
+    result = search(agent.params, jax.random.key(0), batched, batched.step_count)
+    policy = jnp.where(batched.legal_action_mask, result.policy, 0.0)
+    action, policy, value = jax.device_get((result.action[0], policy[0], result.value[0]))
+    return AgentMove(int(action), np.asarray(policy, np.float32), float(value), simulations)
 
 
 @contextlib.contextmanager
@@ -74,43 +87,29 @@ class SlowInput:
 
 
 class FakeTimeAgent:
-    """An agent on fake clocks, one per thread: a search costs 2 ms plus 1 ms a simulation, a
-    compile 3 s. Plays the first legal action (the last with `last`); records the counts
-    searched on the main thread. Compiles off the main thread wait for `release` (set: they
-    go on; clear: they wait, as under a manager that suspends the engine between turns)."""
+    """An agent on a fake clock: a search costs 2 ms plus 1 ms a simulation, its compile 3 s
+    (once). Plays the first legal action (the last with `last`); records the counts searched."""
 
     def __init__(self, game, last: bool = False):
         self.game = game
         self.last = last
-        self.release = threading.Event()
-        self.release.set()
         self.default_simulations = 64
-        self.times = collections.defaultdict(float)  # thread -> its fake seconds
-        self.compiled: set[int] = set()
+        self.time = 0.0  # fake seconds
+        self.compiled = False
         self.searched: list[int] = []
 
-    @property
-    def time(self) -> float:
-        return self.times[threading.main_thread().ident]
-
     def now(self) -> float:
-        return self.times[threading.get_ident()]
+        return self.time
 
-    def prepare(self, simulations):
-        if threading.current_thread() is not threading.main_thread():
-            self.release.wait()
-        if simulations not in self.compiled:
-            self.times[threading.get_ident()] += 3.0
-        self.compiled.add(simulations)
-
-    def is_prepared(self, simulations) -> bool:
-        return simulations in self.compiled
+    def prepare(self):
+        if not self.compiled:
+            self.time += 3.0
+        self.compiled = True
 
     def move(self, state, simulations):
-        assert simulations in self.compiled, "a search runs compiled"
-        self.times[threading.get_ident()] += 0.002 + 0.001 * simulations
-        if threading.current_thread() is threading.main_thread():
-            self.searched.append(simulations)
+        assert self.compiled, "a search runs compiled"
+        self.time += 0.002 + 0.001 * simulations
+        self.searched.append(simulations)
         legal = np.flatnonzero(np.asarray(state.legal_action_mask))
         action = int(legal[-1] if self.last else legal[0])
         return AgentMove(action, np.zeros(self.game.num_actions, np.float32), 0.0, simulations)
