@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import concurrent.futures
 import contextlib
+import functools
 import multiprocessing
 import os
 import signal
@@ -31,8 +32,6 @@ from hexjax.play import compile_cache, cores
 
 _pool: concurrent.futures.ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
-_solvers: dict = {}  # in the solver's process: (factory, game config) -> solver
-_games: dict = {}  # in the solver's process: game config -> game (its compiled reading shared)
 
 
 def _started(spare: frozenset[int]) -> None:
@@ -45,13 +44,17 @@ def _started(spare: frozenset[int]) -> None:
     compile_cache.enable()  # what the solvers compile (renju's reading) is kept as the engine's
 
 
+@functools.cache
+def _game_here(game: GameConfig):
+    """In the solver's process, one game object a config: its solvers share what it compiled
+    (renju's reading)."""
+    return game.make()
+
+
+@functools.cache
 def _solver_here(make_solver: Callable, game: GameConfig) -> Callable:
-    solver = _solvers.get((make_solver, game))
-    if solver is None:
-        if game not in _games:
-            _games[game] = game.make()
-        solver = _solvers[make_solver, game] = make_solver(_games[game])
-    return solver
+    """In the solver's process, one solver a factory and game, kept (its tables last)."""
+    return make_solver(_game_here(game))
 
 
 def _ready_here(make_solver: Callable, game: GameConfig) -> None:
