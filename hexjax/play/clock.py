@@ -64,10 +64,11 @@ class SearchClock:
         start = agent.game.new_state()
         if self.search == "counts":
             agent.prepare()  # a compile is not a search's time
-            for count in self.counts:
+            action = self._timed(agent, start, self.counts[0]).action
+            for count in self.counts[1:]:
                 if self.predicted(agent, count) > MEASURE_LIMIT_S:
                     break
-                action = self._timed(agent, start, count).action
+                self._timed(agent, start, count)
         else:
             self.lasting(agent).prepare()
             action = agent.game.legal_actions(start)[0]
@@ -106,12 +107,9 @@ class SearchClock:
         return max(fitting, default=self.counts[0])
 
     def predicted(self, agent: Agent, count: int) -> float:
-        """Seconds a search of `count` simulations is expected to take (0 before any search:
-        the first one is timed; inf when too far above those timed)."""
+        """Seconds a search of `count` simulations is expected to take (inf when unknown)."""
         with self._lock:
             measured = {c: max(t) for (a, c), t in self._seconds.items() if a == id(agent)}
-        if not measured:
-            return 0.0
         if count in measured:
             return measured[count]
         below = [c for c in measured if c < count]

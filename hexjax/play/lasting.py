@@ -148,10 +148,11 @@ class LastingSearch:
 
     @classmethod
     def counted(cls, agent) -> LastingSearch:
-        """The search of the front ends that count simulations rather than time (the web page,
-        the terminal): up to MAX_SIMULATIONS, a new tree each move, no solver (they ask their
-        own). Its steps call nothing on the host, so the compilation cache keeps them and a
-        later start's first reply reads them back rather than compiling a search."""
+        """The search of the front ends that count simulations rather than time (`Agent.move`:
+        the web page, the terminal, the Python API): up to MAX_SIMULATIONS, a new tree each
+        move, no solver (they ask their own). Its steps call nothing on the host, so the
+        compilation cache keeps them and a later start's first reply reads them back rather
+        than compiling a search."""
         return cls(agent, MAX_SIMULATIONS, keep=False, solve=False, timed=False)
 
     def move(self, state: State, budget_s: float | None, simulations: int | None = None,
