@@ -61,6 +61,47 @@ def test_two_plus_resume_plus_two_equals_four(tmp_path, caplog):
     assert (tmp_path / "split" / "plots" / "loss.png").stat().st_size > 1000
 
 
+def options_without_budget(**changes):
+    return dataclasses.replace(options(1, resume=True), iterations=None, **changes)
+
+
+def test_a_resume_given_no_budget_finishes_the_runs_own(tmp_path):
+    """A run told 4 iterations, resumed from its checkpoint at 2 with no budget of its own,
+    trains the 2 left (ending where the whole run ended), then refuses to go on unbudgeted."""
+    loop.run(CONFIG, tmp_path / "whole", options(4, checkpoint_every=1))
+    whole = final_state(tmp_path / "whole")
+    loop.run(CONFIG, tmp_path / "whole", options_without_budget(step=2))
+    resumed = final_state(tmp_path / "whole")
+    assert resumed.step == 4
+    assert leaves_equal(resumed.state, whole.state)
+    with pytest.raises(ValueError, match="already spent its budget .*to iteration 4.*--iterations"):
+        loop.run(CONFIG, tmp_path / "whole", options_without_budget())
+    loop.run(CONFIG, tmp_path / "whole", options(1, resume=True))  # a budget given: one more
+    assert final_state(tmp_path / "whole").step == 5
+
+
+def test_a_checkpoint_records_the_point_its_budget_ends(tmp_path):
+    timed = dataclasses.replace(options(2), minutes=30.0)
+    loop.run(CONFIG, tmp_path, timed)
+    meta = Checkpointer(tmp_path / "checkpoints").restore_meta()
+    assert meta["budget"]["iteration"] == 2
+    assert meta["budget"]["elapsed_seconds"] == pytest.approx(30 * 60)
+
+
+@pytest.mark.parametrize(
+    "ends, left",
+    [
+        (None, {"minutes": loop.DEFAULT_MINUTES, "iterations": None}),  # an older checkpoint
+        ({"iteration": 10, "elapsed_seconds": None}, {"minutes": None, "iterations": 7}),
+        ({"iteration": None, "elapsed_seconds": 600.0}, {"minutes": 8.0, "iterations": None}),
+    ],
+)
+def test_the_rest_of_a_stored_budget(ends, left):
+    budgeted = options_without_budget().budgeted(ends, iteration=3, elapsed_seconds=120.0)
+    assert {"minutes": budgeted.minutes, "iterations": budgeted.iterations} == left
+    assert options(5).budgeted(ends, 3, 120.0).iterations == 5  # a budget given wins
+
+
 def test_a_workdir_with_a_run_is_not_overwritten(tmp_path):
     loop.run(CONFIG, tmp_path, options(1))
     with pytest.raises(CheckpointError, match="already holds a run.*--resume"):

@@ -23,7 +23,6 @@ import numpy as np
 from hexjax import sharding
 from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.base import Entrant
-from hexjax.commands.train import DEFAULT_MINUTES
 from hexjax.evaluation import matches, tournament
 from hexjax.evaluation.scores import summarize
 from hexjax.games import available_games
@@ -47,7 +46,7 @@ def _parse(argv):
         "(default: hex:7 and othello:8)"
     )  # fmt: skip
     parser.add_argument(
-        "--minutes", type=float, default=DEFAULT_MINUTES, help="training budget each"
+        "--minutes", type=float, default=loop.DEFAULT_MINUTES, help="training budget each"
     )
     parser.add_argument("--iterations", type=int, help="or an iteration budget each")
     parser.add_argument("--preset", choices=["tiny", "cpu", "accelerator"], default="cpu")

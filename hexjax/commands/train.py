@@ -22,7 +22,6 @@ from hexjax.training import algorithms, config_io, loop
 from hexjax.training.checkpoint import CheckpointError
 from hexjax.training.run_dir import RunDir
 
-DEFAULT_MINUTES = 5.0  # the budget when neither --minutes nor --iterations is given
 DESCRIPTIONS = {
     "alphazero": "Train an AlphaZero agent: `python experiments/train.py --board 7` "
     "(Hex 7x7, 5 minutes).",
@@ -54,8 +53,8 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     args = parser.parse_args(argv)
     config, workdir, stored = _config(parser, args, trainer)
     config.game.make()  # a bad game option fails here, with the game's own message
-    if args.minutes is None and args.iterations is None:
-        args.minutes = DEFAULT_MINUTES
+    if args.minutes is None and args.iterations is None and not args.resume:
+        args.minutes = loop.DEFAULT_MINUTES  # a resume finishes the run's own budget instead
     options = loop.RunOptions(
         minutes=args.minutes,
         iterations=args.iterations,
@@ -106,13 +105,15 @@ def _budget_flags(parser: argparse.ArgumentParser, trainer: algorithms.Trainer) 
     parser.add_argument(
         "--minutes",
         type=float,
-        help=f"wall-clock budget of this command, with --resume too (default {DEFAULT_MINUTES:g})",
+        help=f"wall-clock budget of this command, with --resume too (default "
+        f"{loop.DEFAULT_MINUTES:g}; --resume: the rest of the run's own budget)",
     )
     parser.add_argument(
         "--iterations",
         type=int,
-        help="iteration budget of this command (--resume: this many more); a new run's learning "
-        "rate then decays over exactly this budget unless --optimizer.decay_steps is given",
+        help="iteration budget of this command (--resume: this many more; neither flag: to the "
+        "run's own budget); a new run's learning rate then decays over exactly this budget "
+        "unless --optimizer.decay_steps is given",
     )
     parser.add_argument(
         "--workdir", default=None, help=f"default: runs/<game><board>{_suffix(trainer)}"

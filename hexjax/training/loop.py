@@ -7,15 +7,15 @@ against the random and the greedy player, and checkpoints every N iterations or 
 end, and when stopped: Ctrl-C, SIGTERM (kill, a job scheduler) or SIGHUP ask the loop to stop after
 the current iteration, save, and raise `Stopped` (a second Ctrl-C stops at once, still saving
 the last finished iteration). A workdir that already holds checkpoints is never overwritten: pass
-`resume=True` to continue it (with the config stored in it). The same loop trains every
-algorithm of `hexjax.training.algorithms` (AlphaZero by default, the DQN and PPO baselines);
+`resume=True` to continue it (with the config stored in it); every checkpoint records the budget
+its run was given, so a resume given no budget of its own finishes that one. The same loop trains
+every algorithm of `hexjax.training.algorithms` (AlphaZero by default, the DQN and PPO baselines);
 checkpoints record which one, so a run is resumed, evaluated and played by the algorithm that
 trained it (`hexjax.training.restore`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import signal
 import sys
@@ -33,48 +33,13 @@ from hexjax.training import metrics as metrics_log
 from hexjax.training.metrics import MetricsLog
 from hexjax.training.progress import RunProgress
 from hexjax.training.run_dir import RunDir
-from hexjax.training.stopping import Stopped, StopRequests
-
-CADENCE_FIELDS = (
-    "eval_every",
-    "eval_games",
-    "checkpoint_every",
-    "checkpoint_minutes",
-    "keep_checkpoints",
+from hexjax.training.run_options import (  # noqa: F401  (run()'s API: loop.RunOptions)
+    CADENCE,
+    CADENCE_FIELDS,
+    DEFAULT_MINUTES,
+    RunOptions,
 )
-
-
-@dataclasses.dataclass(frozen=True)
-class RunOptions:
-    minutes: float | None = None  # wall-clock budget, compilation included
-    iterations: int | None = None  # or a number of iterations (both: whichever ends first)
-    checkpoint_every: int = 50  # iterations
-    checkpoint_minutes: float = 5.0
-    keep_checkpoints: int = 5  # the newest ones; older ones are deleted
-    eval_every: int = 25  # iterations; 0: never
-    eval_games: int = 64
-    resume: bool = False
-    step: int | None = None  # with resume: the checkpoint to continue (default: newest readable)
-    quiet: bool = False
-
-    def __post_init__(self):
-        if self.minutes is None and self.iterations is None:
-            raise ValueError("give a budget: --minutes or --iterations")
-        if self.minutes is not None and self.minutes <= 0:
-            raise ValueError(f"--minutes must be positive, got {self.minutes}")
-        if self.iterations is not None and self.iterations < 1:
-            raise ValueError(f"--iterations must be at least 1, got {self.iterations}")
-        if self.eval_games < 2 or self.eval_games % 2:
-            raise ValueError(f"eval games must be even and at least 2, got {self.eval_games}")
-        if self.keep_checkpoints < 1:
-            raise ValueError(f"--keep-checkpoints must be at least 1, got {self.keep_checkpoints}")
-        if self.step is not None and not self.resume:
-            raise ValueError("--step picks the checkpoint to resume: give it with --resume")
-
-
-# The cadence defaults, as RunOptions declares them.
-CADENCE = {f.name: f.default for f in dataclasses.fields(RunOptions) if f.name in CADENCE_FIELDS}
-
+from hexjax.training.stopping import Stopped, StopRequests
 
 BLIND_WARNING = (
     "\nwarning: at iteration {}, the network's policy and value are the same for every "
@@ -120,6 +85,10 @@ def run(
         stored = checkpoints.restore_meta(options.step)
         restore.check_algorithm(stored, trainer, run_dir.path)
         config = config_io.from_dict(trainer.config_type, stored["config"])
+        at = (stored.get("iteration", 0), float(stored.get("elapsed_seconds", 0.0)))
+        options = options.budgeted(stored.get("budget"), *at)
+    else:
+        options = options.budgeted(None, 0, 0.0)
     training = _Training(config, run_dir, options, trainer, checkpoints)
     training.set_up()
     stop = StopRequests()
@@ -202,6 +171,8 @@ class _Training:
             resumed_at = restored.step
             _set_aside(self.checkpoints, restored, self.run_dir, self.primary)
         self.state, self.key, self.eval_key = state, key, eval_key
+        self.first = int(state.iteration)
+        self.ends = self.options.ends(self.first, self.elapsed_before)
         self.iteration = sharding.jit_iteration(iteration, state, mesh, trainer.shardings)
         if self.options.eval_every:
             self.evaluate = _Evaluator(trainer, config, self.game, self.options.eval_games, mesh)
@@ -217,7 +188,6 @@ class _Training:
             print(f"resuming from iteration {resumed_at}{superseded}", file=sys.stderr)
         self.progress = None if self.quiet else RunProgress(self.options, trainer)
         self.start = self.last_save = time.monotonic()
-        self.first = int(state.iteration)
 
     def _write_run_files(self) -> None:
         run_dir = self.run_dir
@@ -300,6 +270,7 @@ class _Training:
             "config": config_io.to_dict(self.config),
             "iteration": step,
             "elapsed_seconds": self._elapsed(),
+            "budget": self.ends,
         }
         self.checkpoints.save(step, self.state, self.key, meta)
 
