@@ -30,29 +30,13 @@ def measure(model: str, cores: str, simulations: int, positions: int, seed: int)
     from hexjax.play import cores as cores_lib
 
     used = cores_lib.pin_search(cores)
-    import time
-
-    import jax
-    import numpy as np
-
     from hexjax.play.agent import Agent
     from hexjax.play.lasting import LastingSearch
+    from hexjax.play.search_rate import measured_rates
 
-    agent = Agent.from_model(model)
-    search = LastingSearch(agent, simulations, keep=False, solve=False)
+    search = LastingSearch(Agent.from_model(model), simulations, keep=False, solve=False)
     search.prepare()
-    game, rng = agent.game, np.random.default_rng(seed)
-    state, rates = game.new_state(), []
-    for _ in range(positions):
-        began = time.perf_counter()
-        search.move(state, None, simulations=simulations)
-        rates.append(simulations / (time.perf_counter() - began))
-        for _ in range(2):  # two random legal moves to the next position
-            legal = np.flatnonzero(np.asarray(game.legal_actions(state)))
-            next_state = game.step(state, jax.numpy.int32(rng.choice(legal)))
-            if bool(next_state.terminated):
-                break
-            state = next_state
+    rates = measured_rates(search, simulations, positions, seed)
     return {"cores": sorted(used), "rates": rates}
 
 

@@ -15,30 +15,11 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
-
-import jax
-import numpy as np
 
 from hexjax.play.agent import Agent
 from hexjax.play.lasting import LastingSearch
+from hexjax.play.search_rate import measured_rates
 from hexjax.training import restore
-
-
-def rates(search: LastingSearch, simulations: int, positions: int, seed: int) -> list[float]:
-    game, rng = search.agent.game, np.random.default_rng(seed)
-    state, found = game.new_state(), []
-    for _ in range(positions):
-        began = time.perf_counter()
-        search.move(state, None, simulations=simulations)
-        found.append(simulations / (time.perf_counter() - began))
-        for _ in range(2):
-            legal = game.legal_actions(state)
-            after = game.step(state, jax.numpy.int32(rng.choice(legal)))
-            if bool(after.terminated):
-                break
-            state = after
-    return found
 
 
 def main(argv=None) -> int:
@@ -60,7 +41,7 @@ def main(argv=None) -> int:
         found = {False: [], True: []}
         for round_ in range(args.rounds):
             for tactics in (False, True) if round_ % 2 == 0 else (True, False):
-                found[tactics] += rates(
+                found[tactics] += measured_rates(
                     searches[tactics], args.simulations, args.positions, args.seed
                 )
         without, with_ = (statistics.median(found[t]) for t in (False, True))

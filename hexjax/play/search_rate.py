@@ -59,3 +59,24 @@ class SearchRate:
             return
         compile_cache.remember("rate", self.key, rate)
         self._remembered = rate
+
+
+def measured_rates(search, simulations: int, positions: int, seed: int) -> list[float]:
+    """A lasting search's rate (simulations a second, host dispatch included) on each of
+    `positions` positions: the empty board, then two random legal moves further each time
+    (seeded), for the benchmarks that compare one search's settings."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    game, rng = search.agent.game, np.random.default_rng(seed)
+    state, rates = game.new_state(), []
+    for _ in range(positions):
+        began = time.perf_counter()
+        search.move(state, None, simulations=simulations)
+        rates.append(simulations / (time.perf_counter() - began))
+        for _ in range(2):
+            after = game.step(state, jnp.int32(rng.choice(game.legal_actions(state))))
+            if bool(after.terminated):
+                break
+            state = after
+    return rates
