@@ -58,16 +58,22 @@ def _windows(view, plane, k: int, pad: int):
     return {s: prefix[s + k + pad] - prefix[s + pad] for s in range(-(k - 1), 1)}
 
 
-def _side(stones: jax.Array, blockers: jax.Array, empty: jax.Array, k: int):
-    """(win points, four points) of the side owning `stones`, each bool[n, n] (windows)."""
+def _side(stones: jax.Array, blockers: jax.Array, empty: jax.Array, k: int, exact=None):
+    """(win points, four points) of the side owning `stones`, each bool[n, n]: windows of
+    stones alone, or with `exact` (a traced bool) win points exactly k in a row, the run not
+    going on past the window."""
     n = stones.shape[0]
     win = jnp.zeros((n, n), jnp.bool_)
     four = jnp.zeros((n, n), jnp.bool_)
-    for view, own, block in _lines(stones, blockers, k - 1):
-        mine, blocked = _windows(view, own, k, k - 1), _windows(view, block, k, k - 1)
+    for view, own, block in _lines(stones, blockers, k):
+        mine, blocked = _windows(view, own, k, k), _windows(view, block, k, k)
         for s in mine:
             open_window = blocked[s] == 0
-            win |= open_window & (mine[s] == k - 1)
+            if exact is None:
+                ends = True
+            else:
+                ends = (view(own, s - 1) == 0) & (view(own, s + k) == 0) | ~exact
+            win |= open_window & (mine[s] == k - 1) & ends
             four |= open_window & (mine[s] == k - 2)
     return win & empty, four & empty
 
@@ -75,15 +81,8 @@ def _side(stones: jax.Array, blockers: jax.Array, empty: jax.Array, k: int):
 def win_points(stones, blockers, k: int, exact) -> jax.Array:
     """bool[n, n]: the empty cells where a stone of the side owning `stones` makes k in a row
     (exactly k where `exact`, a traced bool: the run may not go on past the window)."""
-    n = stones.shape[0]
-    empty, exact = ~(stones | blockers), jnp.asarray(exact, jnp.bool_)
-    win = jnp.zeros((n, n), jnp.bool_)
-    for view, own, block in _lines(stones, blockers, k):
-        mine, blocked = _windows(view, own, k, k), _windows(view, block, k, k)
-        for s in mine:
-            ends = (view(own, s - 1) == 0) & (view(own, s + k) == 0)
-            win |= (mine[s] == k - 1) & (blocked[s] == 0) & (ends | ~exact)
-    return win & empty
+    empty = ~(stones | blockers)
+    return _side(stones, blockers, empty, k, jnp.asarray(exact, jnp.bool_))[0]
 
 
 def double_four_points(stones, blockers, k: int, exact) -> jax.Array:
