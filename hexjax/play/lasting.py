@@ -355,9 +355,7 @@ class LastingSearch:
             return action, jnp.where(tree.root_invalid_actions, 0.0, policy), value
 
         example = _one_game(game.new_state())
-        # One small program rather than an operation at a time (each compiles on its own).
-        empty = jax.jit(growing.empty, static_argnums=(1, 2))
-        self._empty = empty(example, game.num_actions, self.capacity)
+        self._empty = _EMPTY(example, game.num_actions, self.capacity)
         tree, params, one = self._empty, self.agent.params, np.ones(1, np.int32)
         key = f"{self.agent.config} {config} {self.capacity} {self.agent.prune}"  # baked in
         self._key = key
@@ -369,6 +367,11 @@ class LastingSearch:
             ),  # fmt: skip
             "choose": compile_cache.compiled("choose", choose, (tree,), key=key),
         }
+
+
+# One small program rather than an operation at a time (each compiles on its own), traced once
+# a process for every search of the same game and capacity.
+_EMPTY = jax.jit(growing.empty, static_argnums=(1, 2))
 
 
 def _one_game(state: State) -> State:
