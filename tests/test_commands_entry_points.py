@@ -28,6 +28,7 @@ BENCHMARKS = {
     "solver_beside.py",
     "dead_cells.py",
     "tactics_cost.py",
+    "selfplay_openings.py",
 }  # measurements, full scripts
 
 

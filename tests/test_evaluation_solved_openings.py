@@ -87,3 +87,31 @@ def test_won_positions_lost_by_each_side_from_every_first_move_with_both_colours
     assert kept["opponent"] == {
         "won_positions": 49, "lost": 1, "lost_as_black": [42], "lost_as_white": []
     }  # fmt: skip
+
+
+def test_selfplay_shares_are_the_games_one_move_at_a_time_would_give():
+    """Deterministic searches (no Gumbel noise): every game from a first move is the same, and
+    its winner is the one a plain loop of single-game searches reaches."""
+    import dataclasses
+
+    import jax
+
+    from hexjax.alphazero import network as network_lib
+    from hexjax.alphazero import search as search_lib
+    from hexjax.alphazero.config import PRESETS
+
+    game = hexjax.make("hex", size=7)
+    config = PRESETS["tiny"]
+    net = network_lib.make_network(config.network, game.num_actions)
+    params = network_lib.init_params(net, jax.random.key(3), game.observation_shape)
+    search = dataclasses.replace(config.search, gumbel_scale=0.0)
+    shares = solved_openings.selfplay_first_player_wins(game, net, params, search, games=2)
+    assert shares.shape == (49,) and set(np.unique(shares)) <= {0.0, 1.0}
+    run = jax.jit(search_lib.make_search(game, net, search))
+    for first in ("a1", "d4", "g6"):
+        state = game.step(game.new_state(), _action(first))
+        while not bool(state.terminated):
+            batch = jax.tree.map(lambda x: x[None], state)
+            action = run(params, jax.random.key(0), batch, batch.step_count).action[0]
+            state = game.step(state, action)
+        assert shares[_action(first)] == float(state.rewards[0] > 0), first

@@ -27,7 +27,7 @@ import numpy as np
 
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero import search as search_lib
-from hexjax.games import Game, Hex
+from hexjax.games import Game, Hex, tree_where
 
 SIZE = 7
 # Row by row from the top, column a first; "+" where the opening wins for the first player.
@@ -124,3 +124,32 @@ def first_move_values(game: Game, net, params, search=None, seed: int = 0) -> di
         run = search_lib.make_search(game, net, search)
         values["search"] = np.asarray(jax.jit(run)(params, jax.random.key(seed), states).value)
     return values
+
+
+def selfplay_first_player_wins(game: Game, net, params, search, games: int, seed: int = 0):
+    """float[49]: for each first move, the share of `games` games from it that the first player
+    wins when the network plays both sides with `search` (a `search_lib.SearchConfig`; a
+    training config's search samples as self-play does): the outcomes that the value after
+    each first move learns from. Where the first move loses yet these say it wins, self-play
+    does not find the refutation, and no value target can teach its sign."""
+    run = search_lib.make_search(game, net, search)
+    first_moves = jnp.repeat(jnp.arange(game.num_actions, dtype=jnp.int32), games)
+    start = jax.vmap(lambda a: game.step(game.new_state(), a))(first_moves)
+
+    def ply(carry):
+        states, key, count = carry
+        key, search_key = jax.random.split(key)
+        action = run(params, search_key, states, count).action
+        moved = jax.vmap(game.step)(states, action)
+        return tree_where(states.terminated, states, moved), key, count + 1
+
+    @jax.jit
+    def play(params, key):
+        count = jnp.ones(first_moves.shape, jnp.int32)  # plies played
+        states, _, _ = jax.lax.while_loop(
+            lambda carry: ~carry[0].terminated.all(), ply, (start, key, count)
+        )
+        return states.rewards[:, 0]
+
+    first_player = np.asarray(play(params, jax.random.key(seed)))
+    return (first_player > 0).reshape(game.num_actions, games).mean(axis=1)
