@@ -11,6 +11,7 @@ target can teach the right sign. With `--step`, a given checkpoint (default: the
     python experiments/selfplay_openings.py --checkpoint runs/hex7
     python experiments/selfplay_openings.py --model hex7
     python experiments/selfplay_openings.py --checkpoint runs/hex7 --simulations 64 --games 32
+    python experiments/selfplay_openings.py --checkpoint runs/hex7 --gumbel-scale 0 --games 1
 """
 
 from __future__ import annotations
@@ -33,10 +34,17 @@ def main(argv=None) -> int:
     parser.add_argument("--step", type=int, help="default: the newest readable checkpoint")
     parser.add_argument("--games", type=int, default=16, help="games from each first move")
     parser.add_argument("--simulations", type=int, help="default: the run's self-play count")
+    parser.add_argument("--considered-actions", type=int, help="Gumbel's root moves")
+    parser.add_argument(
+        "--gumbel-scale", type=float, help="0: each side plays its best move (default: as trained)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    if args.games < 1 or (args.simulations is not None and args.simulations < 1):
-        parser.error("--games and --simulations must be positive")
+    counts = (args.simulations, args.considered_actions)
+    if args.games < 1 or any(count is not None and count < 1 for count in counts):
+        parser.error("--games, --simulations and --considered-actions must be positive")
+    if args.gumbel_scale is not None and args.gumbel_scale < 0:
+        parser.error("--gumbel-scale must not be negative")
     if args.model is not None:
         if args.step is not None:
             parser.error("--step picks a checkpoint of --checkpoint's run")
@@ -45,16 +53,22 @@ def main(argv=None) -> int:
         trained = restore.load_trained(args.checkpoint, args.step, algorithm="alphazero")
     if not solved_openings.applies(trained.game):
         parser.error(f"{trained.source} plays {trained.game.label}: the solved table is 7x7 Hex's")
-    search = trained.config.search
-    if args.simulations is not None:
-        search = dataclasses.replace(search, num_simulations=args.simulations)
+    given = {
+        "num_simulations": args.simulations,
+        "max_considered_actions": args.considered_actions,
+        "gumbel_scale": args.gumbel_scale,
+    }
+    search = dataclasses.replace(
+        trained.config.search, **{k: v for k, v in given.items() if v is not None}
+    )
     wins = solved_openings.selfplay_first_player_wins(
         trained.game, trained.net, trained.params, search, args.games, args.seed
     )
     first_wins = solved_openings.FIRST_PLAYER_WINS.reshape(-1)
     wrong = np.flatnonzero((wins > 0.5) != first_wins)  # ties count against the solved side
     print(f"{trained.source}: {args.games} self-play games from each first move, {search.policy} "
-          f"search, {search.num_simulations} simulations")  # fmt: skip
+          f"search, {search.num_simulations} simulations, {search.max_considered_actions} "
+          f"considered, Gumbel scale {search.gumbel_scale:g}")  # fmt: skip
     losing = ~first_wins
     print(f"first player's wins after its losing first moves: {wins[losing].mean():.1%}; after "
           f"its winning ones: {wins[first_wins].mean():.1%}")  # fmt: skip

@@ -18,7 +18,8 @@ def _script():
 def test_prints_the_shares_and_the_first_moves_against_the_solved_value(capsys):
     assert _script().main(["--model", "hex7", "--games", "2", "--simulations", "2"]) == 0
     out = capsys.readouterr().out
-    assert "2 self-play games from each first move, gumbel search, 2 simulations" in out
+    heading = "2 self-play games from each first move, gumbel search, 2 simulations, 8 considered"
+    assert heading in out
     counted = next(line for line in out.splitlines() if line.startswith("first moves whose"))
     count = int(counted.split(": ")[1].split()[0])
     board = out.split("(! against the solved value)\n")[1].splitlines()
@@ -33,7 +34,8 @@ def test_prints_the_shares_and_the_first_moves_against_the_solved_value(capsys):
             "model gomoku9 plays gomoku 9x9 freestyle: the solved table is 7x7 Hex's",
         ),
         (["--model", "hex7", "--step", "3"], "--step picks a checkpoint of --checkpoint's run"),
-        (["--model", "hex7", "--games", "0"], "--games and --simulations must be positive"),
+        (["--model", "hex7", "--games", "0"], "--games, --simulations and --considered-actions"),
+        (["--model", "hex7", "--gumbel-scale", "-1"], "--gumbel-scale must not be negative"),
     ],
 )
 def test_bad_input_is_named(argv, message, capsys):
