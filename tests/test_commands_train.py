@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 import pathlib
 import signal
 import subprocess
@@ -228,35 +229,56 @@ def test_a_tiny_run_writes_its_outputs(tmp_path, capsys):
     assert json.loads(RunDir(tmp_path).devices.read_text()) == devices
 
 
-def _start_run(workdir, ignore_sigint: bool) -> subprocess.Popen:
+def _start_run(workdir, logs, ignore_sigint: bool) -> subprocess.Popen:
     argv = [sys.executable, str(SCRIPT), "--preset", "tiny", "--board", "4",
             "--iterations", "100000", "--eval-every", "0", "--checkpoint-every", "1000",
             "--workdir", str(workdir)]  # fmt: skip
     if ignore_sigint:  # as a shell starts `cmd &`: the run must still save when asked to stop
         argv = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *argv]
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Output to files, not pipes nobody reads while the test waits (a full pipe would stall
+    # the run); faulthandler so that a run that hangs can be made to show where (SIGABRT).
+    env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
+    with open(logs / "run.out", "w") as out, open(logs / "run.err", "w") as err:
+        return subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env)
+
+
+def _stack_of_a_stuck_run(process: subprocess.Popen, logs) -> str:
+    process.send_signal(signal.SIGABRT)
+    process.wait(timeout=60)
+    return (logs / "run.err").read_text()[-6000:]
 
 
 @pytest.mark.parametrize(
     "signum, ignore_sigint", [(signal.SIGTERM, False), (signal.SIGINT, True)], ids=["term", "int"]
 )
 def test_a_signal_stops_the_run_with_its_checkpoint(signum, ignore_sigint, tmp_path):
-    process = _start_run(tmp_path, ignore_sigint)
-    metrics = tmp_path / "metrics.jsonl"
+    workdir = tmp_path / "run"
+    process = _start_run(workdir, tmp_path, ignore_sigint)
+    metrics = workdir / "metrics.jsonl"
     deadline = time.monotonic() + 300
     while not (metrics.exists() and len(metrics.read_text().splitlines()) >= 3):
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "the run wrote no metrics in 5 minutes"
+        assert process.poll() is None, (tmp_path / "run.err").read_text()
+        if time.monotonic() > deadline:
+            pytest.fail(
+                "the run wrote no metrics in 5 minutes:\n"
+                + _stack_of_a_stuck_run(process, tmp_path)
+            )
         time.sleep(0.2)
     process.send_signal(signum)
-    out, err = process.communicate(timeout=300)
+    try:
+        process.wait(timeout=300)
+    except subprocess.TimeoutExpired:
+        pytest.fail(
+            "the run did not stop in 5 minutes:\n" + _stack_of_a_stuck_run(process, tmp_path)
+        )
+    err = (tmp_path / "run.err").read_text()
     assert process.returncode == 128 + signum, err
     name = signal.Signals(signum).name
     assert f"stopped by {name}" in err and "--resume" in err
     last = json.loads(metrics.read_text().splitlines()[-1])["iteration"]
     # The checkpoint holds the last iteration logged, far before the 1000-iteration period.
     assert last >= 3
-    assert restore.checkpoint_steps(tmp_path) == [last]
+    assert restore.checkpoint_steps(workdir) == [last]
 
 
 def test_a_resumed_cpu_run_keeps_its_device_split_unless_given_again(tmp_path, monkeypatch):
