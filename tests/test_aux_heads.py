@@ -45,6 +45,37 @@ def test_targets_of_a_scripted_game_across_two_iterations():
         np.testing.assert_array_equal(owners[ply], want)
 
 
+def test_winning_line_targets_of_a_scripted_gomoku_game():
+    """Gomoku 7x7, Black a1-a5 against White b1-b4, with `winning_line` for the final boards:
+    each position's ownership target is Black's five alone, 1 where Black is to move and -1
+    where White is; every other cell 0 (White's four stones and the empty cells alike)."""
+    game = hexjax.make("gomoku", size=7)
+    script = "a1 b1 a2 b2 a3 b3 a4 b4 a5"
+    state = selfplay.init_selfplay(game, jax.random.key(0), batch=2, final_boards=True)
+    search = scripted_search(game, script)
+    state, trajectory, _ = selfplay.play(
+        game, search, None, jax.random.key(1), state, 9, final_owners=game.winning_line
+    )
+    _, rows, _, ready = selfplay.settle(state, trajectory)
+    ready = np.asarray(ready)
+    assert ready.sum() == 2 * 9
+    five = np.zeros(49, np.int8)
+    five[[game.string_to_action(f"a{r}") for r in range(1, 6)]] = 1
+    owners = np.asarray(rows.ownership)[ready].reshape(9, 2, -1)[:, 0]
+    for ply in range(9):
+        np.testing.assert_array_equal(owners[ply], five if ply % 2 == 0 else -five)
+
+
+def test_winning_line_targets_only_for_gomoku_with_the_head():
+    line = {"ownership_target": "winning_line"}
+    with pytest.raises(ValueError, match="--game gomoku and --network.ownership_head true"):
+        tiny_config(network=AUX, **line)  # Hex
+    with pytest.raises(ValueError, match="--network.ownership_head true"):
+        tiny_config(game=GameConfig("gomoku", 7), **line)
+    with pytest.raises(ValueError, match="ownership_target must be one of owners, winning_line"):
+        tiny_config(ownership_target="lines")
+
+
 def test_without_the_heads_no_target_is_kept():
     game = hexjax.make("hex", size=3)
     state = selfplay.init_selfplay(game, jax.random.key(0), batch=2)
@@ -97,3 +128,20 @@ def test_export_leaves_the_heads_out():
     want_logits, want_values = network_lib.apply(net, params, obs)
     np.testing.assert_allclose(logits, want_logits, atol=1e-5, rtol=1e-5)
     np.testing.assert_allclose(values, want_values, atol=1e-5, rtol=1e-5)
+
+
+def test_the_iteration_trains_a_winning_line_head_and_compiles_once():
+    config = tiny_config(
+        game=GameConfig("gomoku", 7),
+        network=network_lib.NetworkConfig("tiny", ownership_head=True),
+        ownership_target="winning_line",
+        plies_per_iteration=8,
+    )
+    state, metrics = iterate_compiled_once(config)
+    assert metrics["ownership_loss"] > 0
+    owners = np.asarray(state.replay.ownership)[: int(state.replay.size)]
+    lines = owners[(owners != 0).any(axis=1)]
+    assert len(lines) > 0
+    # A row's target is one side's line: five or more cells, one sign.
+    assert ((lines != 0).sum(axis=1) >= 5).all()
+    assert (np.abs(lines.sum(axis=1)) == (lines != 0).sum(axis=1)).all()

@@ -12,6 +12,8 @@ from hexjax.alphazero import search as search_lib
 from hexjax.alphazero.optimizer import OptimizerConfig, lift_steps
 from hexjax.games import GameConfig
 
+OWNERSHIP_TARGETS = ("owners", "winning_line")
+
 
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
@@ -42,6 +44,10 @@ class TrainConfig:
     # guesses. Empty: `search.num_simulations` throughout. Every stage compiles with the
     # iteration; each iteration runs only its own.
     simulation_schedule: str = ""
+    # What the ownership head (`network.ownership_head`) learns: "owners", each cell's owner
+    # when the game ended (`Game.final_owners`); "winning_line", the cells of the winner's
+    # line (`Game.winning_line`, Gomoku's five), from each position's mover's view.
+    ownership_target: str = "owners"
 
     # What runs stored before a field existed ran with (config_io.from_dict reads them).
     STORED_BEFORE: ClassVar[dict] = {"opening_plies": 0}
@@ -67,6 +73,18 @@ class TrainConfig:
                     f"cheap_simulations must be at least 1, got {self.cheap_simulations}"
                 )
 
+        if self.ownership_target not in OWNERSHIP_TARGETS:
+            raise ValueError(
+                f"ownership_target must be one of {', '.join(OWNERSHIP_TARGETS)}, "
+                f"got {self.ownership_target!r}"
+            )
+        if self.ownership_target == "winning_line" and (
+            self.game.name != "gomoku" or not self.network.ownership_head
+        ):
+            raise ValueError(
+                "ownership_target winning_line is the target of the ownership head on Gomoku: "
+                "give it with --game gomoku and --network.ownership_head true"
+            )
         self.simulation_stages  # noqa: B018 (parses the schedule: a bad one fails here)
 
     @property

@@ -201,10 +201,13 @@ def _self_play(config: TrainConfig, game: Game, net, simulations: int):
     else:
         search = search_lib.make_search(game, net, search_config)
 
+    owners = game.winning_line if config.ownership_target == "winning_line" else None
+
     def play(params, key, state):
         return selfplay.play(
-            game, search, params, key, state, config.plies_per_iteration, config.opening_plies
-        )
+            game, search, params, key, state, config.plies_per_iteration, config.opening_plies,
+            owners,
+        )  # fmt: skip
 
     return play
 

@@ -121,13 +121,16 @@ def reset_finished(game: Game, key: jax.Array, states: State, opening_plies: int
     return tree_where(done, new_games(game, key, done.shape[0], opening_plies), states)
 
 
-def play(game: Game, search, params, key, state: SelfPlayState, plies: int, opening_plies: int = 0):
+def play(game: Game, search, params, key, state: SelfPlayState, plies: int, opening_plies: int = 0,
+         final_owners=None):  # fmt: skip
     """(new state, Trajectory[T=plies, B], first_moves int32[T, B]) after `plies` plies of every
     game, searched with `search(params, key, states, ply) -> SearchResult`; games that end are
     replaced by new ones from random openings of up to `opening_plies` plies. `first_moves`
     holds the move searched at each game's first searched ply, -1 elsewhere (for the opening
-    entropy, a sign of collapse)."""
+    entropy, a sign of collapse). A state that keeps final boards keeps `final_owners(state)`
+    of each game's last state (default `game.final_owners`; or `game.winning_line`)."""
     step = jax.vmap(game.step)
+    owners = jax.vmap(final_owners or game.final_owners)
     observe = jax.vmap(game.observe)
 
     def ply(carry, ply_key):
@@ -146,9 +149,7 @@ def play(game: Game, search, params, key, state: SelfPlayState, plies: int, open
             root_value=None if state.pending.root_value is None else result.value,
             final_board=None
             if state.pending.final_board is None
-            else jnp.where(done[:, None, None], jax.vmap(game.final_owners)(nxt), 0).astype(
-                jnp.int8
-            ),
+            else jnp.where(done[:, None, None], owners(nxt), 0).astype(jnp.int8),
         )
         first_move = jnp.where(count == 0, result.action, -1)
         games = reset_finished(game, reset_key, nxt, opening_plies)

@@ -175,6 +175,12 @@ class Game(abc.ABC):
         The board as the game ended; a game may say more (Hex: its filled board). Traceable."""
         return state.board
 
+    def winning_line(self, state: State) -> jax.Array:
+        """int8 board: the winner's colour (1, 2) on the cells of its winning line, 0 elsewhere
+        and before a win; the ownership head's `winning_line` target. Only k-in-a-row games
+        have one. Traceable."""
+        raise NotImplementedError(f"{self.name} has no winning line")
+
     def forced_result(self, state: State) -> tuple[jax.Array, jax.Array]:
         """(int32 result, int32 plies): what the rules settle a few plies ahead whatever is
         played, from the mover's view: 1 the mover wins, -1 it loses, the game ending after

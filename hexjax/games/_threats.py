@@ -85,6 +85,20 @@ def win_points(stones, blockers, k: int, exact) -> jax.Array:
     return _side(stones, blockers, empty, k, jnp.asarray(exact, jnp.bool_))[0]
 
 
+def line_cells(stones: jax.Array, k: int, exact) -> jax.Array:
+    """bool[n, n]: the stones of `stones` (bool[n, n]) in a run of k or more in a line (with
+    `exact`, a traced bool: of exactly k, the run not going on past its window), the cells
+    of a winning line."""
+    n = stones.shape[0]
+    exact = jnp.asarray(exact, jnp.bool_)
+    cells = jnp.zeros((n, n), jnp.bool_)
+    for view, own, _ in _lines(stones, jnp.zeros_like(stones), k):
+        for s, count in _windows(view, own, k, k).items():
+            ends = (view(own, s - 1) == 0) & (view(own, s + k) == 0) | ~exact
+            cells |= (count == k) & ends
+    return cells & stones
+
+
 def double_four_points(stones, blockers, k: int, exact) -> jax.Array:
     """bool[n, n]: the empty cells x where a stone leaves the side owning `stones` two or more
     win points made with x (an open four, or two fours): the other side can block only one.

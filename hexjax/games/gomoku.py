@@ -43,7 +43,7 @@ from hexjax.games._base import (
 from hexjax.games._renju import Forbidden
 from hexjax.games._runs import DIRECTIONS as _DIRECTIONS
 from hexjax.games._runs import longest_runs, winning_lines
-from hexjax.games._threats import forced_result, threat_planes
+from hexjax.games._threats import forced_result, line_cells, threat_planes
 
 RULES = ("freestyle", "standard", "renju")
 MIN_SIZE, MAX_SIZE = 5, 19
@@ -275,6 +275,14 @@ class Gomoku(Game):
         result, plies = forced_result(own, opponent, legal, self.win_length, *exact)
         live = ~state.terminated
         return jnp.where(live, result, 0), jnp.where(live, plies, 0)
+
+    def winning_line(self, state: State) -> jax.Array:
+        """The winner's five (or longer line where that wins: freestyle, renju's White)."""
+        winner = state.winner
+        colour = (winner + 1).astype(jnp.int8)
+        exact = {"freestyle": False, "standard": True}.get(self.rule, winner == 0)
+        cells = line_cells(state.board == colour, self.win_length, exact) & (winner >= 0)
+        return jnp.where(cells, colour, 0).astype(jnp.int8)
 
     @functools.cached_property
     def symmetries(self) -> tuple[Symmetry, ...]:
