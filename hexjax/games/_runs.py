@@ -30,7 +30,9 @@ def longest_runs(board: np.ndarray) -> np.ndarray:
 
 def winning_lines(board: np.ndarray, colour: int, length: int, exact: bool) -> np.ndarray:
     """Host helper: bool[n, n], the stones of `colour` in runs of `length` or more (with
-    `exact`: of exactly `length`, as standard Gomoku and renju's Black count a win)."""
+    `exact`: of exactly `length`, as standard Gomoku and renju's Black count a win). The host
+    twin of `_threats.line_cells` (a front end's reply at a win should not wait for its
+    compile); tests/test_games_winning_line.py holds the two equal."""
     n = board.shape[0]
     marked = np.zeros((n, n), bool)
     for dr, dc in DIRECTIONS:
