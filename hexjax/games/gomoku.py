@@ -150,15 +150,18 @@ class Gomoku(Game):
         after = jnp.cumprod(same[:, k + 1 :], axis=1).sum(axis=1)
         return (1 + before + after).astype(jnp.int32)
 
+    def _exact_five(self, player):
+        """Whether `player` (0 Black, 1 White; traced or not) wins only with exactly k in a row,
+        not more: standard's both players, renju's Black; freestyle's k or more wins."""
+        if self.rule == "renju":
+            return player == 0
+        return self.rule == "standard"
+
     def _wins(self, runs: jax.Array, mover: jax.Array) -> jax.Array:
         """runs: int32[4] through the last stone of `mover` -> whether it won."""
         exact = (runs == self.win_length).any()
         longer = (runs >= self.win_length).any()
-        if self.rule == "standard":
-            return exact
-        if self.rule == "renju":  # Black needs exactly five, White five or more
-            return jnp.where(mover == 0, exact, longer)
-        return longer
+        return jnp.where(self._exact_five(mover), exact, longer)
 
     def _variant_forbidden(self, board: jax.Array, mover: jax.Array) -> jax.Array | None:
         """bool[n*n] of empty cells the mover may not play (rule variants); None for none."""
@@ -268,10 +271,7 @@ class Gomoku(Game):
         own = state.board == (mover + 1).astype(jnp.int8)
         opponent = state.board == (2 - mover).astype(jnp.int8)
         legal = state.legal_action_mask.reshape(own.shape)
-        exact = {"freestyle": (False, False), "standard": (True, True)}.get(
-            self.rule,
-            (mover == 0, mover == 1),  # renju: Black's five is exactly five
-        )
+        exact = (self._exact_five(mover), self._exact_five(1 - mover))
         result, plies = forced_result(own, opponent, legal, self.win_length, *exact)
         live = ~state.terminated
         return jnp.where(live, result, 0), jnp.where(live, plies, 0)
@@ -280,8 +280,8 @@ class Gomoku(Game):
         """The winner's five (or longer line where that wins: freestyle, renju's White)."""
         winner = state.winner
         colour = (winner + 1).astype(jnp.int8)
-        exact = {"freestyle": False, "standard": True}.get(self.rule, winner == 0)
-        cells = line_cells(state.board == colour, self.win_length, exact) & (winner >= 0)
+        cells = line_cells(state.board == colour, self.win_length, self._exact_five(winner))
+        cells &= winner >= 0
         return jnp.where(cells, colour, 0).astype(jnp.int8)
 
     @functools.cached_property
@@ -307,7 +307,7 @@ class Gomoku(Game):
         winner = int(state.winner)
         if winner < 0:
             return []
-        exact = self.rule == "standard" or (self.rule == "renju" and winner == 0)
+        exact = bool(self._exact_five(winner))
         lines = winning_lines(np.asarray(state.board), winner + 1, self.win_length, exact)
         return np.flatnonzero(lines).tolist()
 
@@ -360,9 +360,10 @@ class Gomoku(Game):
     def _winner_of_board(self, board: np.ndarray) -> int:
         runs = longest_runs(board)
         k = self.win_length
-        exact_only = {"standard": (True, True), "renju": (True, False)}.get(self.rule, (False,) * 2)
         wins = [
-            p for p in (0, 1) if any((r == k) if exact_only[p] else (r >= k) for r in runs[p + 1])
+            p
+            for p in (0, 1)
+            if any((r == k) if self._exact_five(p) else (r >= k) for r in runs[p + 1])
         ]
         if len(wins) == 2:
             raise ValueError(f"both players have {k} in a row; such a position cannot arise")
