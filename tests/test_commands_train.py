@@ -96,7 +96,7 @@ def test_a_resumed_run_keeps_its_cadence_unless_given_again(tmp_path):
 def test_defaults_are_hex_seven_for_five_minutes():
     config, workdir, options = load_cli().parse([])
     assert (config.game.name, config.game.size) == ("hex", 7)
-    assert options.minutes == 5.0 and workdir == "runs/hex7"
+    assert options.budgeted(None, 0, 0.0).minutes == 5.0 and workdir == "runs/hex7"
     assert config.opening_plies == 2  # self-play from random openings (docs/training.md)
 
 

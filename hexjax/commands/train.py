@@ -53,8 +53,6 @@ def parse(argv=None, trainer: algorithms.Trainer = algorithms.ALPHAZERO, descrip
     args = parser.parse_args(argv)
     config, workdir, stored = _config(parser, args, trainer)
     config.game.make()  # a bad game option fails here, with the game's own message
-    if args.minutes is None and args.iterations is None and not args.resume:
-        args.minutes = loop.DEFAULT_MINUTES  # a resume finishes the run's own budget instead
     options = loop.RunOptions(
         minutes=args.minutes,
         iterations=args.iterations,
