@@ -1,6 +1,8 @@
-"""The auxiliary heads (the opponent's reply policy, the cells' final owners): their targets
-from a scripted game, checked against the moves by hand; the heads' shapes; the iteration that
-trains them; play and export that leave them out."""
+"""The auxiliary heads (the opponent's reply policy, the cells' final owners, the draw): their
+targets from a scripted game, checked against the moves by hand; the heads' shapes; the
+iteration that trains them; play and export that leave them out."""
+
+import dataclasses
 
 import jax
 import jax.numpy as jnp
@@ -15,7 +17,7 @@ from hexjax.alphazero import selfplay
 from hexjax.games import GameConfig
 from hexjax.play import export
 
-AUX = network_lib.NetworkConfig("tiny", reply_head=True, ownership_head=True)
+AUX = network_lib.NetworkConfig("tiny", reply_head=True, ownership_head=True, draw_head=True)
 
 
 def test_targets_of_a_scripted_game_across_two_iterations():
@@ -90,7 +92,7 @@ def test_without_the_heads_no_target_is_kept():
 def test_the_heads_score_every_action_and_every_cell(head):
     game = hexjax.make("hex", size=5, swap=True)
     net = network_lib.make_network(
-        network_lib.NetworkConfig("tiny", head=head, reply_head=True, ownership_head=True),
+        dataclasses.replace(AUX, head=head),
         game.num_actions,
     )
     params = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
@@ -98,6 +100,7 @@ def test_the_heads_score_every_action_and_every_cell(head):
     logits, value, aux = network_lib.apply_aux(net, params, obs)
     assert aux["reply"].shape == logits.shape == (3, 26)
     assert aux["ownership"].shape == (3, 25) and (np.abs(np.asarray(aux["ownership"])) <= 1).all()
+    assert aux["draw"].shape == (3,)  # a logit
     # Play uses the policy and value alone, the same with or without the heads' layers.
     plain_logits, plain_value = network_lib.apply(net, network_lib.without_aux(params), obs)
     np.testing.assert_array_equal(plain_logits, logits)
@@ -107,6 +110,7 @@ def test_the_heads_score_every_action_and_every_cell(head):
 def test_the_iteration_trains_the_heads_and_compiles_once():
     state, metrics = iterate_compiled_once(tiny_config(network=AUX, full_search_share=0.5))
     assert metrics["reply_loss"] > 0 and 0 < metrics["ownership_loss"] < 4
+    assert metrics["draw_loss"] > 0 and not np.asarray(state.replay.drawn).any()  # Hex: none
     size = int(state.replay.size)
     assert size > 16 and int(state.updates) > 0
     owners = np.asarray(state.replay.ownership)[:size]

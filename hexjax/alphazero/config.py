@@ -85,6 +85,11 @@ class TrainConfig:
                 "ownership_target winning_line is the target of the ownership head on Gomoku: "
                 "give it with --game gomoku and --network.ownership_head true"
             )
+        if self.search.contempt:  # each side would count its draws against itself
+            raise ValueError(
+                "search.contempt is for play against another player (evaluate.py --contempt); "
+                "self-play keeps a draw worth the same to both sides"
+            )
         self.simulation_stages  # noqa: B018 (parses the schedule: a bad one fails here)
 
     @property

@@ -237,7 +237,14 @@ def _backward(tree: mctx.Tree, leaf) -> mctx.Tree:
 
 def make_grow(game: Game, net, config: search_lib.SearchConfig):
     """grow(params, key, tree, count) -> tree with `count` (traced) more simulations; fewer
-    where the tree would run out of nodes (every game in the batch stops with the fullest)."""
+    where the tree would run out of nodes (every game in the batch stops with the fullest).
+    No contempt: a kept tree's values would need the side it plays for across reroots and
+    pondering (ValueError)."""
+    if config.contempt:
+        raise ValueError(
+            "contempt is played by the counted searches of evaluate.py only, not by a timed "
+            "(lasting) search"
+        )
     recurrent_fn = functools.partial(search_lib.recurrent_step, game, net, config)
     select = _selection(config.policy, config.pb_c_init, config.pb_c_base)
     simulate = jax.vmap(_simulate, in_axes=(0, 0, None, None))

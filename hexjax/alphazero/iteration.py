@@ -38,9 +38,11 @@ class TrainState:
 
 
 # The auxiliary losses' weights beside the policy's and value's 1 (KataGo's choices: the
-# opponent's reply policy 0.15, the ownership 1.5 per cell on average).
+# opponent's reply policy 0.15, the ownership 1.5 per cell on average); the draw's binary
+# cross-entropy 0.5, as much pull as the value's squared error has at its usual size.
 REPLY_WEIGHT = 0.15
 OWNERSHIP_WEIGHT = 1.5
+DRAW_WEIGHT = 0.5
 
 
 def _targeted_cross_entropy(logits, target):
@@ -50,13 +52,13 @@ def _targeted_cross_entropy(logits, target):
 
 
 def loss_fn(net, params, obs, policy_target, value_target, some_without_policy=False,
-            reply_target=None, ownership_target=None):  # fmt: skip
+            reply_target=None, ownership_target=None, draw_target=None):  # fmt: skip
     """Cross-entropy to the search policy plus squared error to the outcome; with metrics.
     `some_without_policy`: rows whose policy target is all zeros (a cheap search's, under
     playout cap randomization) are left out of the policy loss's mean. With the auxiliary
-    heads' targets (float32[M, A] reply policies, zeros where none; float32[M, n * n] owners),
-    their weighted losses are added."""
-    if reply_target is None and ownership_target is None:
+    heads' targets (float32[M, A] reply policies, zeros where none; float32[M, n * n] owners;
+    float32[M] drawn games), their weighted losses are added."""
+    if reply_target is None and ownership_target is None and draw_target is None:
         logits, value = network_lib.apply(net, params, obs)
     else:
         logits, value, aux = network_lib.apply_aux(net, params, obs)
@@ -73,6 +75,10 @@ def loss_fn(net, params, obs, policy_target, value_target, some_without_policy=F
     if ownership_target is not None:
         aux_losses["ownership_loss"] = jnp.mean((aux["ownership"] - ownership_target) ** 2)
         total += OWNERSHIP_WEIGHT * aux_losses["ownership_loss"]
+    if draw_target is not None:
+        draw_loss = optax.sigmoid_binary_cross_entropy(aux["draw"], draw_target)
+        aux_losses["draw_loss"] = draw_loss.mean()
+        total += DRAW_WEIGHT * aux_losses["draw_loss"]
     log_probs = jax.nn.log_softmax(logits)
     entropy = -jnp.sum(jnp.exp(log_probs) * log_probs, axis=-1).mean()
     decisive = value_target != 0
@@ -97,9 +103,9 @@ def make_train_step(net, optimizer: optax.GradientTransformation, some_without_p
     the auxiliary targets where the network has those heads); `some_without_policy` as in
     `loss_fn`."""
 
-    def train_step(params, opt_state, obs, policy, value, reply=None, ownership=None):
+    def train_step(params, opt_state, obs, policy, value, reply=None, ownership=None, drawn=None):
         def loss(p):
-            return loss_fn(net, p, obs, policy, value, some_without_policy, reply, ownership)
+            return loss_fn(net, p, obs, policy, value, some_without_policy, reply, ownership, drawn)
 
         grads, metrics = jax.grad(loss, has_aux=True)(params)
         changes, opt_state = optimizer.update(grads, opt_state, params)
@@ -136,8 +142,9 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         if mesh is not None:
             batch = jax.lax.with_sharding_constraint(batch, sharding.minibatch_sharding(mesh))
         new_params, new_opt_state, metrics = train_step(
-            params, opt_state, batch.obs, batch.policy, batch.value, batch.reply, batch.ownership
-        )
+            params, opt_state, batch.obs, batch.policy, batch.value, batch.reply,
+            batch.ownership, batch.drawn,
+        )  # fmt: skip
         # Until the buffer holds enough positions, the step is computed and discarded.
         ready = buffer.size >= config.min_replay
         carry = (
@@ -161,9 +168,10 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         games, rows, value, ready = selfplay.settle(
             games, trajectory, config.search.discount, config.search.draw_value,
             config.root_value_share, replies=config.network.reply_head,
+            draws=config.network.draw_head,
         )  # fmt: skip
-        buffer = replay_lib.add(state.replay, rows.obs, rows.policy, value, ready,
-                                reply=rows.reply, ownership=rows.ownership)  # fmt: skip
+        buffer = replay_lib.add(state.replay, rows.obs, rows.policy, value, ready, reply=rows.reply,
+                                ownership=rows.ownership, drawn=rows.drawn)  # fmt: skip
         # TRAINING
         keys = jax.random.split(train_key, config.steps_per_iteration)
         carry = (state.params, state.opt_state, buffer, state.updates)
@@ -234,6 +242,7 @@ def _make_init(game: Game, net, optimizer, config: TrainConfig):
                 config.replay_capacity,
                 reply=config.network.reply_head,
                 ownership=config.network.ownership_head,
+                drawn=config.network.draw_head,
             ),
             iteration=jnp.int32(0),
             updates=jnp.int32(0),

@@ -59,6 +59,9 @@ class NetworkConfig:
     # and each cell's final owner.
     reply_head: bool = False
     ownership_head: bool = False
+    # The chance that the game ends drawn (Leela Chess Zero's draw share of its win-draw-loss
+    # value), trained with the others; play reads it only with contempt (`SearchConfig`).
+    draw_head: bool = False
 
     def __post_init__(self):
         if self.preset not in PRESETS:
@@ -131,6 +134,7 @@ class PolicyValueNet(nn.Module):
     global_pooling: bool = False
     reply_head: bool = False
     ownership_head: bool = False
+    draw_head: bool = False
 
     @nn.compact
     def __call__(self, obs: jax.Array, aux: bool = False):
@@ -179,6 +183,11 @@ class PolicyValueNet(nn.Module):
         if self.ownership_head:
             owner = nn.Conv(1, (1, 1), dtype=self.dtype, name="ownership_cells")(x)
             out["ownership"] = jnp.tanh(owner.reshape(batch, height * width))
+        if self.draw_head:  # a logit: the chance of a draw is its sigmoid
+            hidden = nn.Dense(max(self.channels, 16), dtype=self.dtype, name="draw_hidden")
+            out["draw"] = nn.Dense(1, dtype=self.dtype, name="draw_out")(
+                nn.relu(hidden(_board_pooled(x)))
+            )[:, 0]
         return {name: y.astype(jnp.float32) for name, y in out.items()}
 
     def _pooled_heads(self, x):
@@ -202,6 +211,7 @@ def make_network(config: NetworkConfig, num_actions: int) -> PolicyValueNet:
         global_pooling=config.global_pooling,
         reply_head=config.reply_head,
         ownership_head=config.ownership_head,
+        draw_head=config.draw_head,
     )
 
 
@@ -216,13 +226,20 @@ def apply(network: PolicyValueNet, params, obs: jax.Array) -> tuple[jax.Array, j
 
 
 def apply_aux(network: PolicyValueNet, params, obs: jax.Array):
-    """(logits, value, {"reply": float32[B, A], "ownership": float32[B, n * n]}) with the
-    auxiliary heads the network has."""
+    """(logits, value, {"reply": float32[B, A], "ownership": float32[B, n * n], "draw":
+    float32[B] logits}) with the auxiliary heads the network has."""
     return network.apply({"params": params}, obs, aux=True)
 
 
-# Name prefixes of the auxiliary heads' layers: what play and export leave out.
-AUX_LAYERS = ("reply_", "ownership_")
+def apply_with_draws(network: PolicyValueNet, params, obs: jax.Array):
+    """(logits, value, the chance of a draw float32[B]) for a network with the draw head."""
+    logits, value, aux = apply_aux(network, params, obs)
+    return logits, value, jax.nn.sigmoid(aux["draw"])
+
+
+# Name prefixes of the auxiliary heads' layers: what export leaves out (and the draw head's:
+# an exported network plays without contempt).
+AUX_LAYERS = ("reply_", "ownership_", "draw_")
 
 
 def without_aux(params) -> dict:

@@ -24,9 +24,11 @@ class ReplayBuffer:
     cursor: chex.Array  # int32 next row to write
     added: chex.Array  # int32 rows ever added (wraps past 2**31 only after years)
     # The auxiliary targets, where the network has those heads (selfplay.Trajectory's): the
-    # opponent's reply policy float32[C, A] and the cells' final owners int8[C, n * n].
+    # opponent's reply policy float32[C, A], the cells' final owners int8[C, n * n], whether
+    # the game ended drawn bool[C].
     reply: chex.Array | None = None
     ownership: chex.Array | None = None
+    drawn: chex.Array | None = None
 
 
 @chex.dataclass(frozen=True)
@@ -36,10 +38,11 @@ class Minibatch:
     value: chex.Array  # float32[M]
     reply: chex.Array | None = None  # float32[M, A]
     ownership: chex.Array | None = None  # float32[M, n * n]
+    drawn: chex.Array | None = None  # float32[M]: 1 where the game ended drawn
 
 
 def init_buffer(
-    game: Game, capacity: int, reply: bool = False, ownership: bool = False
+    game: Game, capacity: int, reply: bool = False, ownership: bool = False, drawn: bool = False
 ) -> ReplayBuffer:
     if capacity < 1:
         raise ValueError(f"replay capacity must be at least 1, got {capacity}")
@@ -53,14 +56,15 @@ def init_buffer(
         added=jnp.int32(0),
         reply=jnp.zeros((capacity, game.num_actions), jnp.float32) if reply else None,
         ownership=jnp.zeros((capacity, cells), jnp.int8) if ownership else None,
+        drawn=jnp.zeros(capacity, jnp.bool_) if drawn else None,
     )
 
 
-def add(buffer: ReplayBuffer, obs, policy, value, valid, reply=None, ownership=None):
+def add(buffer: ReplayBuffer, obs, policy, value, valid, reply=None, ownership=None, drawn=None):
     """Append the rows where `valid` (bool[M]) holds, in order. obs: [M, ...], policy: [M, A],
-    value: [M]; `reply` [M, A] and `ownership` [M, n * n] where the buffer keeps them. Rows are
-    packed with one prefix sum, so M may be much larger than the number added; if more than the
-    capacity are added at once, the last `capacity` rows win."""
+    value: [M]; `reply` [M, A], `ownership` [M, n * n] and `drawn` [M] where the buffer keeps
+    them. Rows are packed with one prefix sum, so M may be much larger than the number added; if
+    more than the capacity are added at once, the last `capacity` rows win."""
     capacity = buffer.value.shape[0]
     count = valid.sum(dtype=jnp.int32)
     rank = jnp.cumsum(valid, dtype=jnp.int32) - 1  # position among the valid rows
@@ -79,6 +83,7 @@ def add(buffer: ReplayBuffer, obs, policy, value, valid, reply=None, ownership=N
         added=buffer.added + count,
         reply=put(buffer.reply, reply),
         ownership=put(buffer.ownership, ownership),
+        drawn=put(buffer.drawn, drawn),
     )
 
 
@@ -110,4 +115,5 @@ def sample(buffer: ReplayBuffer, key: jax.Array, batch: int, game: Game) -> Mini
         value=buffer.value[rows],
         reply=moved(buffer.reply, inverse),
         ownership=moved(buffer.ownership, inverse[:, :cells]),
+        drawn=None if buffer.drawn is None else buffer.drawn[rows].astype(jnp.float32),
     )

@@ -5,8 +5,9 @@ batch of game states. The tree's embeddings are the game states themselves; `rec
 the game and evaluates the network on the child:
 
 - reward: the outcome for the player who moved (+1 win, -1 loss, a draw `SearchConfig.draw_value`
-  for the first player and its negative for the second), 0 if the game goes on or the parent was
-  already over (a finished game is absorbing and pays nothing more);
+  for the first player and its negative for the second, plus `SearchConfig.contempt`'s share),
+  0 if the game goes on or the parent was already over (a finished game is absorbing and pays
+  nothing more);
 - discount: -1 between plies (the next node is valued by the other player: every ply, passes and
   swaps included, hands the move over), 0 once the game is over, and the value there is 0;
   `SearchConfig.discount` < 1 makes it -discount, so that an outcome k plies ahead is worth
@@ -92,6 +93,11 @@ class SearchConfig:
     # Where the game's rules settle a position a few plies ahead (`Game.forced_result`: in
     # Gomoku, fives and open fours), the search takes that result for the network's value.
     tactics: bool = False
+    # Play only (Leela Chess Zero's contempt): a draw is worth -contempt to the player the
+    # search moves for and +contempt to the other, in the tree's drawn games and, through the
+    # network's draw head (its chance of a draw p), in every value: v -/+ contempt * p. Against
+    # a weaker player it plays for the win where the draw is all the plain value sees.
+    contempt: float = 0.0
 
     def __post_init__(self):
         if self.policy not in ("gumbel", "puct"):
@@ -104,6 +110,8 @@ class SearchConfig:
             raise ValueError(f"discount must be in (0, 1], got {self.discount}")
         if not -1.0 < self.draw_value < 1.0:
             raise ValueError(f"draw_value must be in (-1, 1), got {self.draw_value}")
+        if not 0.0 <= self.contempt < 1.0:
+            raise ValueError(f"contempt must be in [0, 1), got {self.contempt}")
 
     def deterministic(
         self,
@@ -112,12 +120,13 @@ class SearchConfig:
         considered_actions: int | None = None,
         policy: Literal["gumbel", "puct"] | None = None,
         tactics: bool | None = None,
+        contempt: float | None = None,
     ) -> SearchConfig:
         """The search that evaluation, the engines and the web play with: the same search
         without Gumbel or root noise, always the best move; `num_simulations` if given. The
         considered actions grow with the count (`considered_actions(n)`, never below the
         training's) unless given; `policy` switches between Gumbel and PUCT, `tactics` turns
-        the forced results on or off."""
+        the forced results on or off, `contempt` sets it."""
         count = self.num_simulations if num_simulations is None else num_simulations
         if considered_actions is None:
             considered_actions = max(self.max_considered_actions, _considered_for(count))
@@ -130,6 +139,7 @@ class SearchConfig:
             num_simulations=count,
             max_considered_actions=considered_actions,
             tactics=self.tactics if tactics is None else tactics,
+            contempt=self.contempt if contempt is None else contempt,
         )
 
 
@@ -157,13 +167,27 @@ def masked_logits(logits: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
     return jnp.where(legal_action_mask, logits, MASKED)
 
 
+def contempt_worth(contempt: float, mover: jax.Array, us: jax.Array) -> jax.Array:
+    """What contempt adds to a draw's worth for `mover`: -contempt where it is `us` (the
+    player the search moves for), +contempt for the other."""
+    return jnp.where(mover == us, -contempt, contempt)
+
+
 def evaluate(
-    game: Game, net, params, states: State, config: SearchConfig | None = None
+    game: Game, net, params, states: State, config: SearchConfig | None = None, us=None
 ) -> tuple[jax.Array, jax.Array]:
     """The network's masked logits and value on `states`; with `config.tactics`, the value
-    is the game's forced result where it has one (discounted as the search discounts)."""
+    is the game's forced result where it has one (discounted as the search discounts); with
+    `config.contempt`, the value moved by the draw head's chance of a draw as contempt values
+    it for the player to move, `us` (int32[B], default the movers) being the search's side."""
     obs = jax.vmap(game.observe)(states)
-    logits, value = network_lib.apply(net, params, obs)
+    if config is not None and config.contempt:
+        logits, value, draw = network_lib.apply_with_draws(net, params, obs)
+        us = states.current_player if us is None else us
+        worth = contempt_worth(config.contempt, states.current_player, us)
+        value = jnp.clip(value + worth * draw, -1.0, 1.0)
+    else:
+        logits, value = network_lib.apply(net, params, obs)
     if config is not None and config.tactics:
         result, plies = jax.vmap(game.forced_result)(states)
         forced = result * config.discount ** jnp.maximum(plies - 1, 0).astype(jnp.float32)
@@ -172,13 +196,19 @@ def evaluate(
 
 
 def recurrent_step(game: Game, net, config: SearchConfig, params, key, action, states):
+    """mctx's recurrent function; with contempt, `params` is (the network's, `us` int32[B]:
+    the side each tree's search moves for)."""
     del key  # the games and the network are deterministic
+    params, us = params if config.contempt else (params, None)
     mover = states.current_player
     children = jax.vmap(game.step)(states, action)
-    logits, value = evaluate(game, net, params, children, config)
+    logits, value = evaluate(game, net, params, children, config, us)
     over = children.terminated
     rewards = valued_rewards(children.rewards, over, config.draw_value)
     reward = jnp.take_along_axis(rewards, mover[:, None], axis=1)[:, 0]
+    if config.contempt:
+        drawn = over & jnp.all(children.rewards == 0, axis=-1)
+        reward = reward + jnp.where(drawn, contempt_worth(config.contempt, mover, us), 0.0)
     reward = jnp.where(states.terminated, 0.0, reward)
     output = mctx.RecurrentFnOutput(
         reward=reward,
@@ -221,9 +251,11 @@ def make_search(game: Game, net, config: SearchConfig):
         logits, value = evaluate(game, net, params, states, config)
         root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=states)
         invalid = ~states.legal_action_mask
+        # With contempt, the tree's nodes need the side the search moves for: the root's mover.
+        tree_params = (params, states.current_player) if config.contempt else params
         if config.policy == "gumbel":
             out = mctx.gumbel_muzero_policy(
-                params,
+                tree_params,
                 key,
                 root,
                 recurrent_fn,
@@ -236,7 +268,7 @@ def make_search(game: Game, net, config: SearchConfig):
             action, policy, tree = out.action, out.action_weights, out.search_tree
         else:
             action, policy, tree = _puct(
-                config, params, key, root, recurrent_fn, ply, game.max_plies
+                config, tree_params, key, root, recurrent_fn, ply, game.max_plies
             )
         return SearchResult(
             action=action.astype(jnp.int32),

@@ -49,9 +49,11 @@ class Trajectory:
     final_board: chex.Array | None = None
     # The auxiliary targets, only in `settle`'s finished rows: the opponent's reply policy
     # (float32[.., A], zeros where none: the game's last move, or a cheap search's reply) and
-    # each cell's final owner from the mover's view (int8[.., n * n]: 1 own, -1 the opponent's).
+    # each cell's final owner from the mover's view (int8[.., n * n]: 1 own, -1 the opponent's),
+    # whether the game ended drawn (bool[..]).
     reply: chex.Array | None = None
     ownership: chex.Array | None = None
+    drawn: chex.Array | None = None
 
 
 @chex.dataclass(frozen=True)
@@ -219,6 +221,18 @@ def ownership_targets(sequence: Trajectory) -> jax.Array:
     return jax.lax.scan(back, start, sequence, reverse=True)[1]
 
 
+def draw_targets(sequence: Trajectory) -> jax.Array:
+    """bool[T, B]: the position's game ended drawn (every player's reward 0); False where the
+    game goes on past the sequence."""
+
+    def back(drawn, row):
+        drawn = jnp.where(row.done, (row.outcome == 0).all(axis=-1), drawn)
+        return drawn, drawn
+
+    start = jnp.zeros(sequence.done.shape[1], jnp.bool_)
+    return jax.lax.scan(back, start, sequence, reverse=True)[1]
+
+
 def settle(
     state: SelfPlayState,
     trajectory: Trajectory,
@@ -226,6 +240,7 @@ def settle(
     draw_value: float = 0.0,
     root_share: float = 0.0,
     replies: bool = False,
+    draws: bool = False,
 ):
     """Join the pending rows with a new trajectory: (new state, finished rows flat).
 
@@ -233,7 +248,7 @@ def settle(
     Trajectory [(P + T) * B] plus their value targets and a `ready` mask: the caller adds the
     `ready` rows to the replay buffer; `discount`, `draw_value` and `root_share` as in
     `value_targets`. The flat rows carry reply targets if `replies`, ownership targets if the
-    trajectories hold final boards."""
+    trajectories hold final boards, draw targets if `draws`."""
     pending_length = state.pending.mover.shape[0]
     sequence = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), state.pending, trajectory)
     value, finished = value_targets(sequence, discount, draw_value, root_share)
@@ -243,6 +258,7 @@ def settle(
     targets = sequence.replace(
         reply=reply_targets(sequence) if replies else None,
         ownership=None if sequence.final_board is None else ownership_targets(sequence),
+        drawn=draw_targets(sequence) if draws else None,
     )
     flat = jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), targets)
     return state.replace(pending=pending), flat, value.reshape(-1), finished.reshape(-1)

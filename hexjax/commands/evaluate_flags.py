@@ -46,6 +46,7 @@ def _evaluation(args: argparse.Namespace) -> Evaluation:
         agent=AgentChoice(
             args.checkpoint, args.model, args.model_dir, args.simulations,
             args.simulations_given, args.considered_actions, args.search, args.tactics,
+            args.contempt,
         ),
         opponents=Opponents(
             tuple(args.opponent or ["random"]), args.opponent_setup, args.opponent_timeout,
@@ -161,6 +162,13 @@ def _match_flags(parser: argparse.ArgumentParser) -> None:
         "fours, a few plies ahead) where the network would guess (default: as it trained)",
     )
     parser.add_argument(
+        "--contempt",
+        type=float,
+        help="a draw costs the agent this much in its search (0 to 1; the draw head's chance "
+        "of a draw moves every value), so that it plays for the win against a weaker player; "
+        "needs a network trained with --network.draw_head true (default 0)",
+    )
+    parser.add_argument(
         "--opening-plies",
         type=int,
         help="uniformly random plies before the players take over "
@@ -234,6 +242,13 @@ def _check(args) -> None:
         raise ValueError("give --step, or --all-steps / --elo (every kept checkpoint), not both")
     if args.model and (args.all_steps or args.elo or args.step is not None):
         raise ValueError("--step, --all-steps and --elo read a run's checkpoints, not a --model")
+    if args.contempt is not None and not 0 <= args.contempt < 1:
+        raise ValueError(f"--contempt must be in [0, 1), got {args.contempt}")
+    if args.contempt and args.move_time is not None:
+        raise ValueError(
+            "--contempt plays in the searches by --simulations; a timed (--move-time) search "
+            "has none yet"
+        )
     if args.considered_actions is not None and args.considered_actions < 1:
         raise ValueError(f"--considered-actions must be at least 1, got {args.considered_actions}")
     search_choices(args)  # the search flags together, checked as the play commands check them

@@ -26,6 +26,7 @@ class AgentChoice:
     considered_actions: int | None
     search: str | None
     tactics: bool | None = None  # --tactics: the search reads the game's forced results
+    contempt: float | None = None  # --contempt: a draw's cost to the agent in its search
 
     @property
     def search_choices(self) -> dict:
@@ -34,7 +35,7 @@ class AgentChoice:
 
     def load(self, step: int | None) -> Trained:
         """The agent at a checkpoint's `step` (None: the newest readable), or the model."""
-        choices = self.search_choices
+        choices = {**self.search_choices, "contempt": self.contempt}
         if self.model:
             return restore.from_model(self.model, self.simulations, self.model_dir, **choices)
         return restore.load_trained(self.checkpoint, step, self.simulations, **choices)
@@ -107,6 +108,7 @@ class Evaluation:
             "pruned": self.clock.prune if timed else None,
             "considered_actions": self.agent.considered_actions,
             "search": self.agent.search,
+            "contempt": self.agent.contempt,
             "opening_plies": self.games.opening_plies,
             "openings": self.games.openings,
             "games": self.games.games,

@@ -167,6 +167,15 @@ class Trained:
     considered_actions: int | None = None  # Gumbel's root actions; None: grow with the count
     search_policy: str | None = None  # "gumbel" or "puct"; None: the one it trained with
     tactics: bool | None = None  # the game's forced results in the search; None: as trained
+    contempt: float | None = None  # a draw's cost to it in the search (SearchConfig); None: 0
+
+    def __post_init__(self):
+        network = getattr(self.config, "network", None)
+        if self.contempt and not getattr(network, "draw_head", False):
+            raise ValueError(
+                f"contempt reads the network's chance of a draw: {self.source} has no draw "
+                "head (train with --network.draw_head true)"
+            )
 
     @functools.cached_property
     def game(self) -> Game:
@@ -190,6 +199,7 @@ class Trained:
             considered_actions=self.considered_actions,
             policy=self.search_policy,
             tactics=self.tactics,
+            contempt=self.contempt,
         )
 
     @functools.cached_property
@@ -212,7 +222,8 @@ class Trained:
         if search is not None:
             puct = ", PUCT" if search.policy == "puct" else ""
             tactics = ", tactics" if search.tactics else ""
-            return f"{search.num_simulations} simulations{puct}{tactics}"
+            contempt = f", contempt {search.contempt:g}" if search.contempt else ""
+            return f"{search.num_simulations} simulations{puct}{tactics}{contempt}"
         return f"{self.algorithm.name}, best legal action"
 
     def entrant(self, kind: str = "agent") -> Entrant:
