@@ -56,6 +56,23 @@ def test_the_iteration_trains_the_draw_head_on_the_games_that_were_drawn():
     np.testing.assert_array_equal(drawn, value == 0)
 
 
+def test_the_draw_head_reads_the_trunk_without_training_it():
+    """Its loss moves its own layers only: a constant early target (no draws yet) must not
+    drive the trunk's features to zero, which killed a run's policy and value."""
+    game = hexjax.make("gomoku", size=5)
+    net = network_lib.make_network(DRAWS, game.num_actions)
+    params = network_lib.init_params(net, jax.random.key(0), game.observation_shape)
+    obs = jax.random.bernoulli(jax.random.key(1), 0.3, (4, *game.observation_shape))
+
+    def draw_logits(p):
+        return network_lib.apply_aux(net, p, obs.astype(jnp.float32))[2]["draw"].sum()
+
+    grads = jax.grad(draw_logits)(params)
+    for name, layer in grads.items():
+        moved = any(np.abs(np.asarray(g)).max() > 0 for g in jax.tree.leaves(layer))
+        assert moved == name.startswith("draw_"), name
+
+
 def _draws_certain(game):
     """A tiny network with the draw head, its last bias set so that it says "drawn" (p ~ 1)."""
     net = network_lib.make_network(DRAWS, game.num_actions)

@@ -184,10 +184,15 @@ class PolicyValueNet(nn.Module):
             owner = nn.Conv(1, (1, 1), dtype=self.dtype, name="ownership_cells")(x)
             out["ownership"] = jnp.tanh(owner.reshape(batch, height * width))
         if self.draw_head:  # a logit: the chance of a draw is its sigmoid
+            # It reads the trunk without training it: early self-play has no draws, and that
+            # constant target was met by driving the trunk's features to zero, which killed
+            # the policy and value (Gomoku 9x9, 11 iterations). tanh, not ReLU: a unit pushed
+            # down by that target must still learn once draws come.
+            pooled = jax.lax.stop_gradient(_board_pooled(x))
             hidden = nn.Dense(max(self.channels, 16), dtype=self.dtype, name="draw_hidden")
-            out["draw"] = nn.Dense(1, dtype=self.dtype, name="draw_out")(
-                nn.relu(hidden(_board_pooled(x)))
-            )[:, 0]
+            out["draw"] = nn.Dense(1, dtype=self.dtype, name="draw_out")(jnp.tanh(hidden(pooled)))[
+                :, 0
+            ]
         return {name: y.astype(jnp.float32) for name, y in out.items()}
 
     def _pooled_heads(self, x):
