@@ -1,6 +1,7 @@
 """The draw head (the chance that the game ends drawn) and contempt: the draw targets of games
 built by hand, the iteration that trains the head, the values and drawn leaves a search with
-contempt sees, and every place contempt is refused."""
+contempt sees (the evaluation's searches and the engines' lasting one, pondering included), and
+every place contempt is refused."""
 
 import dataclasses
 
@@ -9,14 +10,17 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from support.configs import iterate_compiled_once, tiny_config
+from support.play_models import plain_search
 
 import hexjax
-from hexjax.alphazero import growing, selfplay
 from hexjax.alphazero import network as network_lib
 from hexjax.alphazero import search as search_lib
+from hexjax.alphazero import selfplay
 from hexjax.alphazero.config import TrainConfig
 from hexjax.commands import evaluate_flags
 from hexjax.games import GameConfig
+from hexjax.play.agent import Agent
+from hexjax.play.lasting import LastingSearch
 from hexjax.training import algorithms, config_io, restore
 
 DRAWS = network_lib.NetworkConfig("tiny", draw_head=True)
@@ -157,6 +161,51 @@ def test_an_agent_with_contempt_plays_and_says_so():
     assert np.asarray(states.legal_action_mask)[np.arange(2), np.asarray(actions)].all()
 
 
+@pytest.fixture(scope="module")
+def contemptuous():
+    """An agent on Gomoku 5x5 whose tiny network is sure of a draw everywhere, contempt 0.5."""
+    game = hexjax.make("gomoku", size=5)
+    net, params = _draws_certain(game)
+    config = tiny_config(game=GameConfig("gomoku", 5), network=DRAWS)
+    return Agent.of_network(config, params, "draws everywhere", contempt=0.5)
+
+
+def test_a_lasting_search_with_contempt_is_the_plain_search(contemptuous):
+    """The engines' grown tree values its nodes for the side to move as mctx's search does."""
+    state = contemptuous.game.from_moves([12, 6])
+    search = LastingSearch(contemptuous, 64, keep=False, solve=False, timed=False)
+    grown = search.move(state, None, simulations=32)
+    plain = plain_search(contemptuous, state, 32)
+    assert grown.action == plain.action
+    np.testing.assert_allclose(grown.value, plain.value, atol=1e-5)
+    calm = plain_search(
+        Agent.of_network(contemptuous.config, contemptuous.params, "calm"), state, 32
+    )
+    np.testing.assert_allclose(grown.value, calm.value - 0.5, atol=1e-5)
+
+
+def test_pondering_values_the_tree_for_us_and_a_side_change_starts_afresh(contemptuous):
+    """On the opponent's time the tree is grown for the side that moves next after it; the
+    reply keeps it. Asked to move for the other side at a kept position, the search starts a
+    new tree: the kept values are the other side's."""
+    game = contemptuous.game
+    search = LastingSearch(contemptuous, 256, solve=False, timed=False)
+    state = game.new_state()
+    ours = search.move(state, None, simulations=16)
+    after = game.step(state, ours.action)
+    checks = iter(range(2))
+    assert search.ponder(after, stop=lambda: next(checks, None) is None) > 0
+    tree = jax.tree.map(np.asarray, search._local.tree)
+    assert tree.extra_data.us.tolist() == [0]  # Black: the agent that moved first
+    reply = int(tree.children_visits[0, 0].argmax())
+    search.move(game.step(after, reply), None, simulations=8)
+    assert search.kept > 1
+    search.move(state, None, simulations=16)  # again, and this time White's move is asked
+    search.ponder(after, stop=lambda: True)  # re-rooted at `after` for Black, nothing grown
+    search.move(after, None, simulations=8)  # the root of Black's tree
+    assert search.kept == 0
+
+
 def test_contempt_is_refused_where_it_cannot_play():
     with pytest.raises(ValueError, match="runs/tiny has no draw head"):
         _trained(network_lib.NetworkConfig("tiny"), 0.5)
@@ -164,14 +213,9 @@ def test_contempt_is_refused_where_it_cannot_play():
         tiny_config(search=search_lib.SearchConfig(contempt=0.2))
     with pytest.raises(ValueError, match=r"contempt must be in \[0, 1\)"):
         search_lib.SearchConfig(contempt=1.0)
-    with pytest.raises(ValueError, match="not by a timed"):
-        game = hexjax.make("gomoku", size=5)
-        growing.make_grow(game, None, search_lib.SearchConfig(contempt=0.1))
     base = ["--checkpoint", "runs/x", "--opponent", "greedy"]
     with pytest.raises(ValueError, match=r"--contempt must be in \[0, 1\), got 1.5"):
         evaluate_flags.parse([*base, "--contempt", "1.5"])
-    with pytest.raises(ValueError, match="a timed .--move-time. search has none"):
-        evaluate_flags.parse([*base, "--contempt", "0.5", "--move-time", "1"])
     assert evaluate_flags.parse([*base, "--contempt", "0.5"]).agent.contempt == 0.5
 
 

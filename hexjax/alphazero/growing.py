@@ -49,6 +49,7 @@ class RootData:
     fresh: chex.Array  # int32[B, A]: this move's visits of each root action
     schedule: chex.Array  # int32[B, capacity]: halving's target visits before each simulation
     gumbel: chex.Array  # float32[B, A]: the root's Gumbel noise (0 when playing to win)
+    us: chex.Array  # int32[B]: the side the search plays for (what contempt reads)
 
 
 def halving_schedule(considered: jax.Array, simulations: jax.Array, length: int) -> jax.Array:
@@ -96,16 +97,19 @@ def empty(states: State, num_actions: int, capacity: int, gumbel=None) -> mctx.T
             fresh=zeros((batch, num_actions), jnp.int32),
             schedule=zeros(nodes, jnp.int32),
             gumbel=zeros((batch, num_actions), jnp.float32) if gumbel is None else gumbel,
+            us=zeros(batch, jnp.int32),
         ),
     )
 
 
 def start(
-    game: Game, net, params, states: State, capacity: int, gumbel=None, config=None
+    game: Game, net, params, states: State, capacity: int, gumbel=None, config=None, us=None
 ) -> mctx.Tree:
     """A tree of `capacity` nodes per game holding only the root, evaluated (as `config`'s
-    search evaluates, if given: its tactics)."""
-    logits, value = search_lib.evaluate(game, net, params, states, config)
+    search evaluates, if given: its tactics, its contempt for `us`, int32[B], by default the
+    root's movers)."""
+    us = states.current_player if us is None else jnp.asarray(us, jnp.int32)
+    logits, value = search_lib.evaluate(game, net, params, states, config, us)
     tree = empty(states, logits.shape[-1], capacity, gumbel)
 
     def root(x, value):
@@ -117,7 +121,7 @@ def start(
         node_values=root(tree.node_values, value),
         children_prior_logits=root(tree.children_prior_logits, logits),
         embeddings=jax.tree.map(root, tree.embeddings, states),
-        extra_data=tree.extra_data.replace(size=jnp.ones_like(tree.extra_data.size)),
+        extra_data=tree.extra_data.replace(size=jnp.ones_like(tree.extra_data.size), us=us),
     )
 
 
@@ -238,13 +242,7 @@ def _backward(tree: mctx.Tree, leaf) -> mctx.Tree:
 def make_grow(game: Game, net, config: search_lib.SearchConfig):
     """grow(params, key, tree, count) -> tree with `count` (traced) more simulations; fewer
     where the tree would run out of nodes (every game in the batch stops with the fullest).
-    No contempt: a kept tree's values would need the side it plays for across reroots and
-    pondering (ValueError)."""
-    if config.contempt:
-        raise ValueError(
-            "contempt is played by the counted searches of evaluate.py only, not by a timed "
-            "(lasting) search"
-        )
+    With contempt, the tree's nodes are valued for the side it plays for (`RootData.us`)."""
     recurrent_fn = functools.partial(search_lib.recurrent_step, game, net, config)
     select = _selection(config.policy, config.pb_c_init, config.pb_c_base)
     simulate = jax.vmap(_simulate, in_axes=(0, 0, None, None))
@@ -254,6 +252,8 @@ def make_grow(game: Game, net, config: search_lib.SearchConfig):
         capacity = tree.node_values.shape[1]
         steps = jnp.minimum(count, capacity - jnp.max(tree.extra_data.size))
 
+        net_params = (params, tree.extra_data.us) if config.contempt else params
+
         def body(_, carry):
             key, tree = carry
             key, walk_key, expand_key = jax.random.split(key, 3)
@@ -262,7 +262,7 @@ def make_grow(game: Game, net, config: search_lib.SearchConfig):
             known = tree.children_index[batch, parent, action]
             size = tree.extra_data.size
             node = jnp.where(known == _UNVISITED, size, known)
-            tree = _expand(recurrent_fn, params, expand_key, tree, parent, action, node)
+            tree = _expand(recurrent_fn, net_params, expand_key, tree, parent, action, node)
             tree = _backward(tree, node)
             data = tree.extra_data
             data = data.replace(
@@ -296,14 +296,17 @@ def choose(tree: mctx.Tree, policy: str):
     return action, jax.nn.softmax(search_logits), value
 
 
-def reroot(game: Game, net, params, tree: mctx.Tree, states: State, config=None):
+def reroot(game: Game, net, params, tree: mctx.Tree, states: State, config=None, us=None):
     """(tree, kept int32[B]): for each game, the subtree under the first node whose state
     equals `states` (its nodes renumbered from 0 in the same order, so a parent still comes
-    before its children), else a fresh tree of `states` (`start`'s, with `config`); `kept`
-    counts the nodes kept."""
+    before its children), else a fresh tree of `states` (`start`'s, with `config` and `us`);
+    `kept` counts the nodes kept. With contempt, a subtree is kept only where it was valued for
+    the same side `us` (default the movers of `states`)."""
     capacity = tree.node_values.shape[1]
-    fresh = start(game, net, params, states, capacity, tree.extra_data.gumbel, config)
+    fresh = start(game, net, params, states, capacity, tree.extra_data.gumbel, config, us)
     moved, found = jax.vmap(_subtree)(tree, states)
+    if config is not None and config.contempt:
+        found &= tree.extra_data.us == fresh.extra_data.us
     chosen = jax.tree.map(
         lambda a, b: jnp.where(found.reshape(found.shape + (1,) * (a.ndim - 1)), a, b),
         moved,

@@ -244,11 +244,6 @@ def _check(args) -> None:
         raise ValueError("--step, --all-steps and --elo read a run's checkpoints, not a --model")
     if args.contempt is not None and not 0 <= args.contempt < 1:
         raise ValueError(f"--contempt must be in [0, 1), got {args.contempt}")
-    if args.contempt and args.move_time is not None:
-        raise ValueError(
-            "--contempt plays in the searches by --simulations; a timed (--move-time) search "
-            "has none yet"
-        )
     if args.considered_actions is not None and args.considered_actions < 1:
         raise ValueError(f"--considered-actions must be at least 1, got {args.considered_actions}")
     search_choices(args)  # the search flags together, checked as the play commands check them

@@ -56,7 +56,7 @@ def opponents(evaluation: Evaluation, game) -> dict:
             # Shipped models (`model:NAME[:N]`) belong to the play layer, above restore, so
             # their loader comes from here.
             agent = evaluation.agent
-            search = agent.search_choices
+            search = {**agent.search_choices, "contempt": None}  # the agent's alone
             opponent = restore.opponent(spec, game, agent.simulations, restore.from_model, **search)
             label = spec
         if label in found:

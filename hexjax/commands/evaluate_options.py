@@ -35,7 +35,7 @@ class AgentChoice:
 
     def load(self, step: int | None) -> Trained:
         """The agent at a checkpoint's `step` (None: the newest readable), or the model."""
-        choices = {**self.search_choices, "contempt": self.contempt}
+        choices = self.search_choices
         if self.model:
             return restore.from_model(self.model, self.simulations, self.model_dir, **choices)
         return restore.load_trained(self.checkpoint, step, self.simulations, **choices)

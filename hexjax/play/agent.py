@@ -67,7 +67,8 @@ class Agent:
              **search):  # fmt: skip
         """What the front ends' flags select: a run's `checkpoint`, else the model named `model`
         (each plays its own game), else the shipped model for the game; `search`
-        (`considered_actions`, `search_policy`, `tactics`) as `restore.Trained` takes it. Raises
+        (`considered_actions`, `search_policy`, `tactics`, `contempt`) as `restore.Trained`
+        takes it. Raises
         ModelError or CheckpointError with a message."""
         if checkpoint is not None:
             return cls.from_checkpoint(checkpoint, **search)
@@ -242,15 +243,31 @@ def add_agent_flags(parser: argparse.ArgumentParser, simulations: int | None = N
                         help="the search reads the game's forced results (Gomoku: fives and "
                         "open fours, a few plies ahead) where the network would guess "
                         "(default: as the model trained)")  # fmt: skip
+    parser.add_argument("--contempt", type=contempt_value,
+                        help="a draw costs the engine this much in its search (0 to 1), so "
+                        "that it plays for the win against a weaker player; needs a network "
+                        "trained with --network.draw_head true (default 0)")  # fmt: skip
+
+
+def contempt_value(text: str) -> float:
+    """argparse type: a contempt in [0, 1), with a message naming the bad value."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {value:g}")
+    return value
 
 
 def search_choices(args) -> dict:
-    """`add_agent_flags`' search flags (or a record with `considered_actions`, `search` and
-    `tactics`, as evaluate's) as `Agent`, `Agent.load` and `Agents` take them."""
+    """`add_agent_flags`' search flags (or a record with `considered_actions`, `search`,
+    `tactics` and `contempt`, as evaluate's) as `Agent`, `Agent.load` and `Agents` take them."""
     if args.considered_actions is not None and args.search == "puct":
         raise ValueError("--considered-actions applies to the Gumbel search, not to --search puct")
     return {
         "considered_actions": args.considered_actions,
         "search_policy": args.search,
         "tactics": args.tactics,
+        "contempt": args.contempt,
     }

@@ -184,14 +184,15 @@ class LastingSearch:
         tree = getattr(self._local, "tree", None)
         if not self.keep or tree is None:
             tree = self._empty  # no node: the re-root starts a new tree
-        tree, kept = steps["reroot"](params, tree, batched)
+        us = np.asarray(batched.current_player, np.int32)  # contempt is for the side to move
+        tree, kept = steps["reroot"](params, tree, batched, us)
         planned = self.most if simulations is None else simulations
         end = None if budget_s is None else self._search_end(started, budget_s)
         if end is not None:
             planned = min(planned, int(self.rate * (end - self.now())))
         if self.capacity - _size(tree) < max(0, planned):
             # What was kept leaves too little room for this move's search: a new tree.
-            tree, kept = steps["reroot"](params, self._empty, batched)
+            tree, kept = steps["reroot"](params, self._empty, batched, us)
         self._local.kept = int(np.asarray(kept)[0])
         # Between chunks: a proof has come (a failed solve is reported once, below).
         proved = None if proving is None else lambda: (
@@ -233,7 +234,8 @@ class LastingSearch:
         steps, params = self._steps, self.agent.params
         tree = getattr(self._local, "tree", None)
         batched = _one_game(state)
-        tree, _ = steps["reroot"](params, self._empty if tree is None else tree, batched)
+        us = 1 - np.asarray(batched.current_player, np.int32)  # ours is the move to come
+        tree, _ = steps["reroot"](params, self._empty if tree is None else tree, batched, us)
         room = self.capacity - self.most - _size(tree)
         tree, done = self._grow(tree, min(self.most, room), None, stop)
         self._local.tree = tree
@@ -341,9 +343,9 @@ class LastingSearch:
         game, net, config = self.agent.game, self.agent.network, self._config
         grow = growing.make_grow(game, net, config)
 
-        def reroot(params, tree, states):
+        def reroot(params, tree, states, us):
             # The kept subtree is found by the whole state, so the root's moves are pruned after.
-            tree, kept = growing.reroot(game, net, params, tree, states, config)
+            tree, kept = growing.reroot(game, net, params, tree, states, config, us)
             searched = self.agent.searched_root(states).legal_action_mask
             return tree.replace(root_invalid_actions=~searched), kept
 
@@ -360,7 +362,9 @@ class LastingSearch:
         key = f"{self.agent.config} {config} {self.capacity} {self.agent.prune}"  # baked in
         self._key = key
         return {
-            "reroot": compile_cache.compiled("reroot", reroot, (params, tree, example), key=key),
+            "reroot": compile_cache.compiled(
+                "reroot", reroot, (params, tree, example, one), key=key
+            ),
             "plan": compile_cache.compiled("plan", growing.plan, (tree, one, one), key=key),
             "grow": compile_cache.compiled(
                 "grow", grow_chunk, (params, tree, one[0], one[0]), donate=(1,), key=key
