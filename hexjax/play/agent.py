@@ -68,8 +68,7 @@ class Agent:
         """What the front ends' flags select: a run's `checkpoint`, else the model named `model`
         (each plays its own game), else the shipped model for the game; `search`
         (`considered_actions`, `search_policy`, `tactics`, `contempt`) as `restore.Trained`
-        takes it. Raises
-        ModelError or CheckpointError with a message."""
+        takes it. Raises ModelError or CheckpointError with a message."""
         if checkpoint is not None:
             return cls.from_checkpoint(checkpoint, **search)
         if model is None:
