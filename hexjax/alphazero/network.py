@@ -190,9 +190,8 @@ class PolicyValueNet(nn.Module):
             # down by that target must still learn once draws come.
             pooled = jax.lax.stop_gradient(_board_pooled(x))
             hidden = nn.Dense(max(self.channels, 16), dtype=self.dtype, name="draw_hidden")
-            out["draw"] = nn.Dense(1, dtype=self.dtype, name="draw_out")(jnp.tanh(hidden(pooled)))[
-                :, 0
-            ]
+            logit = nn.Dense(1, dtype=self.dtype, name="draw_out")(jnp.tanh(hidden(pooled)))
+            out["draw"] = logit[:, 0]
         return {name: y.astype(jnp.float32) for name, y in out.items()}
 
     def _pooled_heads(self, x):
