@@ -48,6 +48,10 @@ class TrainConfig:
     # when the game ended (`Game.final_owners`); "winning_line", the cells of the winner's
     # line (`Game.winning_line`, Gomoku's five), from each position's mover's view.
     ownership_target: str = "owners"
+    # Policy surprise weighting (KataGo's methods doc): this share of the minibatches' draws
+    # favours positions in proportion to how far their search's policy moved from the network's
+    # prior (KL), the rest uniform (KataGo: 0.5). 0: every position alike.
+    surprise_share: float = 0.0
 
     # What runs stored before a field existed ran with (config_io.from_dict reads them).
     STORED_BEFORE: ClassVar[dict] = {"opening_plies": 0}
@@ -64,6 +68,8 @@ class TrainConfig:
             raise ValueError(f"opening_plies must be at least 0, got {self.opening_plies}")
         if not 0.0 <= self.root_value_share <= 1.0:
             raise ValueError(f"root_value_share must be in [0, 1], got {self.root_value_share}")
+        if not 0.0 <= self.surprise_share < 1.0:  # 1 would never replay an unsurprising row
+            raise ValueError(f"surprise_share must be in [0, 1), got {self.surprise_share}")
         if not 0.0 < self.full_search_share <= 1.0:
             raise ValueError(f"full_search_share must be in (0, 1], got {self.full_search_share}")
         if self.capped:

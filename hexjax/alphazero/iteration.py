@@ -138,7 +138,7 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
 
     def sgd_step(carry, key):
         params, opt_state, buffer, updates = carry
-        batch = replay_lib.sample(buffer, key, batch_size, game)
+        batch = replay_lib.sample(buffer, key, batch_size, game, config.surprise_share)
         if mesh is not None:
             batch = jax.lax.with_sharding_constraint(batch, sharding.minibatch_sharding(mesh))
         new_params, new_opt_state, metrics = train_step(
@@ -171,7 +171,8 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
             draws=config.network.draw_head,
         )  # fmt: skip
         buffer = replay_lib.add(state.replay, rows.obs, rows.policy, value, ready, reply=rows.reply,
-                                ownership=rows.ownership, drawn=rows.drawn)  # fmt: skip
+                                ownership=rows.ownership, drawn=rows.drawn,
+                                surprise=rows.surprise)  # fmt: skip
         # TRAINING
         keys = jax.random.split(train_key, config.steps_per_iteration)
         carry = (state.params, state.opt_state, buffer, state.updates)
@@ -185,6 +186,8 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
             "replay_size": buffer.size,
             "updates": updates,
         }
+        if rows.surprise is not None:  # the finished positions' mean: how much search still adds
+            metrics["policy_surprise"] = (rows.surprise * ready).sum() / jnp.maximum(ready.sum(), 1)
         new_state = state.replace(
             params=params,
             opt_state=opt_state,
@@ -236,6 +239,7 @@ def _make_init(game: Game, net, optimizer, config: TrainConfig):
                 config.opening_plies,
                 root_values=config.root_value_share > 0,
                 final_boards=config.network.ownership_head,
+                surprises=config.surprise_share > 0,
             ),  # fmt: skip
             replay=replay_lib.init_buffer(
                 game,
@@ -243,6 +247,7 @@ def _make_init(game: Game, net, optimizer, config: TrainConfig):
                 reply=config.network.reply_head,
                 ownership=config.network.ownership_head,
                 drawn=config.network.draw_head,
+                surprise=config.surprise_share > 0,
             ),
             iteration=jnp.int32(0),
             updates=jnp.int32(0),

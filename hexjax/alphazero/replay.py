@@ -2,7 +2,8 @@
 
 Observations are stored as uint8: every hexjax observation is made of 0/1 planes (the
 conformance suite checks it), so this keeps the buffer 4x smaller than float32 at no loss.
-Sampling applies a random board symmetry of the game to each sampled position.
+Sampling applies a random board symmetry of the game to each sampled position, and may favour
+the positions whose search surprised the network (`surprise_share`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ class ReplayBuffer:
     reply: chex.Array | None = None
     ownership: chex.Array | None = None
     drawn: chex.Array | None = None
+    # float32[C] each position's policy surprise (selfplay.policy_surprise), where sampling
+    # reads it
+    surprise: chex.Array | None = None
 
 
 @chex.dataclass(frozen=True)
@@ -41,9 +45,8 @@ class Minibatch:
     drawn: chex.Array | None = None  # float32[M]: 1 where the game ended drawn
 
 
-def init_buffer(
-    game: Game, capacity: int, reply: bool = False, ownership: bool = False, drawn: bool = False
-) -> ReplayBuffer:
+def init_buffer(game: Game, capacity: int, reply: bool = False, ownership: bool = False,
+                drawn: bool = False, surprise: bool = False) -> ReplayBuffer:  # fmt: skip
     if capacity < 1:
         raise ValueError(f"replay capacity must be at least 1, got {capacity}")
     cells = game.size * game.size
@@ -57,14 +60,16 @@ def init_buffer(
         reply=jnp.zeros((capacity, game.num_actions), jnp.float32) if reply else None,
         ownership=jnp.zeros((capacity, cells), jnp.int8) if ownership else None,
         drawn=jnp.zeros(capacity, jnp.bool_) if drawn else None,
+        surprise=jnp.zeros(capacity, jnp.float32) if surprise else None,
     )
 
 
-def add(buffer: ReplayBuffer, obs, policy, value, valid, reply=None, ownership=None, drawn=None):
+def add(buffer: ReplayBuffer, obs, policy, value, valid, reply=None, ownership=None, drawn=None,
+        surprise=None):  # fmt: skip
     """Append the rows where `valid` (bool[M]) holds, in order. obs: [M, ...], policy: [M, A],
-    value: [M]; `reply` [M, A], `ownership` [M, n * n] and `drawn` [M] where the buffer keeps
-    them. Rows are packed with one prefix sum, so M may be much larger than the number added; if
-    more than the capacity are added at once, the last `capacity` rows win."""
+    value: [M]; `reply` [M, A], `ownership` [M, n * n], `drawn` [M] and `surprise` [M] where the
+    buffer keeps them. Rows are packed with one prefix sum, so M may be much larger than the
+    number added; if more than the capacity are added at once, the last `capacity` rows win."""
     capacity = buffer.value.shape[0]
     count = valid.sum(dtype=jnp.int32)
     rank = jnp.cumsum(valid, dtype=jnp.int32) - 1  # position among the valid rows
@@ -84,14 +89,22 @@ def add(buffer: ReplayBuffer, obs, policy, value, valid, reply=None, ownership=N
         reply=put(buffer.reply, reply),
         ownership=put(buffer.ownership, ownership),
         drawn=put(buffer.drawn, drawn),
+        surprise=put(buffer.surprise, surprise),
     )
 
 
-def sample(buffer: ReplayBuffer, key: jax.Array, batch: int, game: Game) -> Minibatch:
-    """`batch` rows drawn uniformly from the filled ones, each under a random symmetry of the
-    game. The buffer must hold at least one row (the trainer waits until it does)."""
+def sample(
+    buffer: ReplayBuffer, key: jax.Array, batch: int, game: Game, surprise_share: float = 0.0
+) -> Minibatch:
+    """`batch` rows drawn from the filled ones, each under a random symmetry of the game:
+    uniformly, or with `surprise_share` > 0 (a buffer keeping surprises) that share of the
+    draws in proportion to each row's policy surprise. The buffer must hold at least one row
+    (the trainer waits until it does)."""
     row_key, symmetry_key = jax.random.split(key)
-    rows = jax.random.randint(row_key, (batch,), 0, jnp.maximum(buffer.size, 1))
+    if surprise_share > 0:
+        rows = surprising_rows(buffer, row_key, batch, surprise_share)
+    else:
+        rows = jax.random.randint(row_key, (batch,), 0, jnp.maximum(buffer.size, 1))
     symmetries = game.symmetries
     choice = jax.random.randint(symmetry_key, (batch,), 0, len(symmetries))
     pick = jnp.arange(batch)
@@ -117,3 +130,21 @@ def sample(buffer: ReplayBuffer, key: jax.Array, batch: int, game: Game) -> Mini
         ownership=moved(buffer.ownership, inverse[:, :cells]),
         drawn=None if buffer.drawn is None else buffer.drawn[rows].astype(jnp.float32),
     )
+
+
+def surprising_rows(buffer: ReplayBuffer, key: jax.Array, batch: int, share: float) -> jax.Array:
+    """int32[batch] rows of the filled ones, row i drawn with probability (1 - share) / size +
+    share x surprise_i / (the filled rows' total surprise): KataGo's policy surprise weighting
+    (share 0.5), over the buffer rather than each game. Uniform while no row has surprised."""
+    filled = jnp.arange(buffer.value.shape[0]) < buffer.size
+    size = jnp.maximum(buffer.size, 1).astype(jnp.float32)
+    surprise = jnp.where(filled, jnp.maximum(buffer.surprise, 0.0), 0.0)
+    total = surprise.sum()
+    weight = jnp.where(
+        total > 0, (1 - share) / size + share * surprise / jnp.maximum(total, 1e-30), 1.0 / size
+    )
+    cumulative = jnp.cumsum(jnp.where(filled, weight, 0.0))
+    # Inverse transform: one uniform draw a row, its place in the cumulative weights.
+    points = jax.random.uniform(key, (batch,)) * cumulative[-1]
+    rows = jnp.searchsorted(cumulative, points, side="right")
+    return jnp.minimum(rows, jnp.maximum(buffer.size, 1) - 1).astype(jnp.int32)

@@ -153,6 +153,9 @@ class SearchResult:
     value: chex.Array  # float32[B] the root value after search, mover's view
     # the search tree (for hints and tests; dropped by jit when unused); None from a capped search
     tree: mctx.Tree | None
+    # float32[B, A] the network's logits at the root, illegal moves masked, before any noise:
+    # what the search improved on (policy surprise weighting reads it)
+    prior_logits: chex.Array | None = None
 
 
 def valued_rewards(rewards: jax.Array, over: jax.Array, draw_value: float) -> jax.Array:
@@ -275,6 +278,7 @@ def make_search(game: Game, net, config: SearchConfig):
             policy=policy,
             value=tree.summary().value,
             tree=tree,
+            prior_logits=logits,
         )
 
     return search
@@ -327,6 +331,7 @@ def make_capped_search(
             policy=join(full.policy, jnp.zeros_like(cheap.policy)),
             value=join(full.value, cheap.value),
             tree=None,
+            prior_logits=join(full.prior_logits, cheap.prior_logits),
         )
 
     return search

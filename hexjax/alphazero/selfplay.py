@@ -47,6 +47,9 @@ class Trajectory:
     # int8[T, B, n, n] the owners of the board the game ended on (`Game.final_owners`), where
     # `done`; None unless ownership targets are trained (the network's ownership head).
     final_board: chex.Array | None = None
+    # float32[T, B] how much the search's policy differs from the network's prior there
+    # (`policy_surprise`); None unless training samples by it (`surprise_share` > 0).
+    surprise: chex.Array | None = None
     # The auxiliary targets, only in `settle`'s finished rows: the opponent's reply policy
     # (float32[.., A], zeros where none: the game's last move, or a cheap search's reply) and
     # each cell's final owner from the mover's view (int8[.., n * n]: 1 own, -1 the opponent's),
@@ -63,9 +66,8 @@ class SelfPlayState:
     plies: chex.Array  # int32[B] plies searched in each game in flight (drives temperature)
 
 
-def empty_trajectory(
-    game: Game, length: int, batch: int, root_values: bool = False, final_boards: bool = False
-):
+def empty_trajectory(game: Game, length: int, batch: int, root_values: bool = False,
+                     final_boards: bool = False, surprises: bool = False):  # fmt: skip
     n = game.size
     return Trajectory(
         obs=jnp.zeros((length, batch, *game.observation_shape), jnp.uint8),
@@ -76,6 +78,7 @@ def empty_trajectory(
         outcome=jnp.zeros((length, batch, 2), jnp.float32),
         root_value=jnp.zeros((length, batch), jnp.float32) if root_values else None,
         final_board=jnp.zeros((length, batch, n, n), jnp.int8) if final_boards else None,
+        surprise=jnp.zeros((length, batch), jnp.float32) if surprises else None,
     )
 
 
@@ -107,12 +110,14 @@ def new_games(game: Game, key: jax.Array, batch: int, opening_plies: int = 0) ->
 
 
 def init_selfplay(game: Game, key: jax.Array, batch: int, opening_plies: int = 0,
-                  root_values: bool = False, final_boards: bool = False):  # fmt: skip
+                  root_values: bool = False, final_boards: bool = False,
+                  surprises: bool = False):  # fmt: skip
     """`batch` games in flight; `root_values`: their positions keep the search's root value;
-    `final_boards`: their games' last boards (for ownership targets)."""
+    `final_boards`: their games' last boards (for ownership targets); `surprises`: their
+    positions' policy surprise."""
     return SelfPlayState(
         games=new_games(game, key, batch, opening_plies),
-        pending=empty_trajectory(game, game.max_plies, batch, root_values, final_boards),
+        pending=empty_trajectory(game, game.max_plies, batch, root_values, final_boards, surprises),
         plies=jnp.zeros(batch, jnp.int32),
     )
 
@@ -152,6 +157,9 @@ def play(game: Game, search, params, key, state: SelfPlayState, plies: int, open
             final_board=None
             if state.pending.final_board is None
             else jnp.where(done[:, None, None], owners(nxt), 0).astype(jnp.int8),
+            surprise=None
+            if state.pending.surprise is None
+            else policy_surprise(result.policy, result.prior_logits),
         )
         first_move = jnp.where(count == 0, result.action, -1)
         games = reset_finished(game, reset_key, nxt, opening_plies)
@@ -160,6 +168,15 @@ def play(game: Game, search, params, key, state: SelfPlayState, plies: int, open
     keys = jax.random.split(key, plies)
     (games, count), (trajectory, first_moves) = jax.lax.scan(ply, (state.games, state.plies), keys)
     return state.replace(games=games, plies=count), trajectory, first_moves
+
+
+def policy_surprise(policy: jax.Array, prior_logits: jax.Array) -> jax.Array:
+    """float32[B]: KL(policy || softmax(prior_logits)), how far the search moved from the
+    network's guess (KataGo's policy surprise); 0 for a row without a policy target (all zeros:
+    a cheap search's, under playout caps)."""
+    log_prior = jax.nn.log_softmax(prior_logits)
+    log_policy = jnp.log(jnp.where(policy > 0, policy, 1.0))
+    return jnp.sum(jnp.where(policy > 0, policy * (log_policy - log_prior), 0.0), axis=-1)
 
 
 def opening_entropy(first_moves: jax.Array, num_actions: int) -> jax.Array:
