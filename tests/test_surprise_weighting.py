@@ -16,6 +16,7 @@ from hexjax.alphazero import replay as replay_lib
 from hexjax.alphazero import search as search_lib
 from hexjax.alphazero import selfplay
 from hexjax.alphazero.config import TrainConfig
+from hexjax.alphazero.iteration import make_iteration
 from hexjax.training import config_io
 
 
@@ -62,7 +63,7 @@ def test_a_self_play_search_hands_back_the_network_prior_it_improved_on(capped):
     else:
         search = search_lib.make_search(game, net, config)
     states = selfplay.new_games(game, jax.random.key(1), 6, opening_plies=3)
-    result = search(params, jax.random.key(2), states)
+    result = jax.jit(search)(params, jax.random.key(2), states)
     logits, _ = search_lib.evaluate(game, net, params, states, config)
     np.testing.assert_allclose(result.prior_logits, logits, rtol=1e-6)
 
@@ -123,6 +124,8 @@ def test_surprise_share_is_checked_and_a_stored_config_without_it_reads_as_off()
     del stored["surprise_share"]
     config = config_io.from_dict(TrainConfig, stored)
     assert config.surprise_share == 0
-    plain = dataclasses.replace(config, surprise_share=0.0)
-    state, metrics = iterate_compiled_once(plain, iterations=1)
-    assert state.replay.surprise is None and "policy_surprise" not in metrics
+    init, iteration = make_iteration(dataclasses.replace(config, surprise_share=0.0))
+    state = init(jax.random.key(0))
+    _, metrics = jax.eval_shape(iteration, state, jax.random.key(1))  # traced, not run
+    assert state.replay.surprise is None and state.selfplay.pending.surprise is None
+    assert "policy_surprise" not in metrics
