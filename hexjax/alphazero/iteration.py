@@ -185,9 +185,8 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
             "positions": jnp.int32(config.selfplay_games * config.plies_per_iteration),
             "replay_size": buffer.size,
             "updates": updates,
+            **_surprise_metrics(rows.surprise, ready),
         }
-        if rows.surprise is not None:  # the finished positions' mean: how much search still adds
-            metrics["policy_surprise"] = (rows.surprise * ready).sum() / jnp.maximum(ready.sum(), 1)
         new_state = state.replace(
             params=params,
             opt_state=opt_state,
@@ -199,6 +198,14 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         return new_state, metrics
 
     return init, iteration
+
+
+def _surprise_metrics(surprise, ready) -> dict:
+    """The finished positions' mean policy surprise (how much search still adds to the
+    network), where the trajectory keeps it; else nothing."""
+    if surprise is None:
+        return {}
+    return {"policy_surprise": (surprise * ready).sum() / jnp.maximum(ready.sum(), 1)}
 
 
 def _self_play(config: TrainConfig, game: Game, net, simulations: int):
