@@ -102,6 +102,21 @@ def test_a_minibatch_under_surprise_weighting_takes_the_rows_it_drew():
     assert share_of_row_1 == pytest.approx(0.9 + 0.1 / 3, abs=0.02)
 
 
+def test_weights_drawn_once_for_an_iteration_give_each_minibatch_the_same_rows():
+    """The iteration computes the buffer's draw weights once for its optimizer steps; a
+    minibatch drawn with them is the one drawn without (same key), and a share of 0 needs none."""
+    game, buffer = _buffer([0.5, 2.0, 0.0, 7.0, 1.0], size=4)
+    weights = replay_lib.draw_weights(buffer, 0.5)
+    assert float(weights[-1]) == pytest.approx(1.0)
+    for seed in range(3):
+        key = jax.random.key(seed)
+        alone = replay_lib.sample(buffer, key, 64, game, surprise_share=0.5)
+        shared = replay_lib.sample(buffer, key, 64, game, 0.5, weights)
+        np.testing.assert_array_equal(alone.value, shared.value)
+        np.testing.assert_array_equal(alone.obs, shared.obs)
+    assert replay_lib.draw_weights(buffer, 0.0) is None
+
+
 def test_the_iteration_keeps_each_position_s_surprise_and_compiles_once():
     """Under playout caps, so that the cheap searches' rows (no policy target) show up: their
     surprise is exactly 0; the full searches' rows are surprised by an untrained network."""

@@ -131,29 +131,8 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
     optimizer = config.optimizer.make()
     plays = [_self_play(config, game, net, count) for _, count in config.simulation_stages]
     starts = jnp.asarray([start for start, _ in config.simulation_stages], jnp.int32)
-    batch_size = config.optimizer.batch_size
-    train_step = make_train_step(net, optimizer, some_without_policy=config.capped)
-
+    sgd_step = _make_sgd_step(config, game, make_train_step(net, optimizer, config.capped), mesh)
     init = _make_init(game, net, optimizer, config)
-
-    def sgd_step(carry, key):
-        params, opt_state, buffer, updates = carry
-        batch = replay_lib.sample(buffer, key, batch_size, game, config.surprise_share)
-        if mesh is not None:
-            batch = jax.lax.with_sharding_constraint(batch, sharding.minibatch_sharding(mesh))
-        new_params, new_opt_state, metrics = train_step(
-            params, opt_state, batch.obs, batch.policy, batch.value, batch.reply,
-            batch.ownership, batch.drawn,
-        )  # fmt: skip
-        # Until the buffer holds enough positions, the step is computed and discarded.
-        ready = buffer.size >= config.min_replay
-        carry = (
-            tree_where(ready, new_params, params),
-            tree_where(ready, new_opt_state, opt_state),
-            buffer,
-            updates + ready.astype(jnp.int32),
-        )
-        return carry, metrics
 
     def iteration(state: TrainState, key: jax.Array):
         play_key, train_key = jax.random.split(key)
@@ -175,8 +154,10 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
                                 surprise=rows.surprise)  # fmt: skip
         # TRAINING
         keys = jax.random.split(train_key, config.steps_per_iteration)
-        carry = (state.params, state.opt_state, buffer, state.updates)
-        (params, opt_state, buffer, updates), train_metrics = scan_steps(sgd_step, carry, keys)
+        # The buffer stays as it is over the steps: its draw weights once for all.
+        draws = (buffer, replay_lib.draw_weights(buffer, config.surprise_share))
+        carry = (state.params, state.opt_state, draws, state.updates)
+        (params, opt_state, (buffer, _), updates), train_metrics = scan_steps(sgd_step, carry, keys)
         # METRICS: a finished game's positions are ready, one a ply
         metrics = {
             **jax.tree.map(jnp.mean, train_metrics),
@@ -198,6 +179,34 @@ def make_iteration(config: TrainConfig, game: Game | None = None, mesh=None):
         return new_state, metrics
 
     return init, iteration
+
+
+def _make_sgd_step(config: TrainConfig, game: Game, train_step, mesh):
+    """sgd_step(carry, key) -> (carry, metrics): one optimizer step on a minibatch of the
+    replay, scanned over an iteration's keys; carry (params, opt_state, (buffer, its draw
+    weights), updates)."""
+    batch_size = config.optimizer.batch_size
+
+    def sgd_step(carry, key):
+        params, opt_state, (buffer, weights), updates = carry
+        batch = replay_lib.sample(buffer, key, batch_size, game, config.surprise_share, weights)
+        if mesh is not None:
+            batch = jax.lax.with_sharding_constraint(batch, sharding.minibatch_sharding(mesh))
+        new_params, new_opt_state, metrics = train_step(
+            params, opt_state, batch.obs, batch.policy, batch.value, batch.reply,
+            batch.ownership, batch.drawn,
+        )  # fmt: skip
+        # Until the buffer holds enough positions, the step is computed and discarded.
+        ready = buffer.size >= config.min_replay
+        carry = (
+            tree_where(ready, new_params, params),
+            tree_where(ready, new_opt_state, opt_state),
+            (buffer, weights),
+            updates + ready.astype(jnp.int32),
+        )
+        return carry, metrics
+
+    return sgd_step
 
 
 def _surprise_metrics(surprise, ready) -> dict:

@@ -94,15 +94,21 @@ def add(buffer: ReplayBuffer, obs, policy, value, valid, reply=None, ownership=N
 
 
 def sample(
-    buffer: ReplayBuffer, key: jax.Array, batch: int, game: Game, surprise_share: float = 0.0
+    buffer: ReplayBuffer,
+    key: jax.Array,
+    batch: int,
+    game: Game,
+    surprise_share: float = 0.0,
+    cumulative: jax.Array | None = None,
 ) -> Minibatch:
     """`batch` rows drawn from the filled ones, each under a random symmetry of the game:
     uniformly, or with `surprise_share` > 0 (a buffer keeping surprises) that share of the
-    draws in proportion to each row's policy surprise. The buffer must hold at least one row
-    (the trainer waits until it does)."""
+    draws in proportion to each row's policy surprise (`cumulative`: the buffer's
+    `draw_weights`, where the caller draws several minibatches from one buffer). The buffer
+    must hold at least one row (the trainer waits until it does)."""
     row_key, symmetry_key = jax.random.split(key)
     if surprise_share > 0:
-        rows = surprising_rows(buffer, row_key, batch, surprise_share)
+        rows = surprising_rows(buffer, row_key, batch, surprise_share, cumulative)
     else:
         rows = jax.random.randint(row_key, (batch,), 0, jnp.maximum(buffer.size, 1))
     symmetries = game.symmetries
@@ -132,10 +138,31 @@ def sample(
     )
 
 
-def surprising_rows(buffer: ReplayBuffer, key: jax.Array, batch: int, share: float) -> jax.Array:
+def surprising_rows(
+    buffer: ReplayBuffer,
+    key: jax.Array,
+    batch: int,
+    share: float,
+    cumulative: jax.Array | None = None,
+) -> jax.Array:
     """int32[batch] rows of the filled ones, row i drawn with probability (1 - share) / size +
     share x surprise_i / (the filled rows' total surprise): KataGo's policy surprise weighting
-    (share 0.5), over the buffer rather than each game. Uniform while no row has surprised."""
+    (share 0.5), over the buffer rather than each game. Uniform while no row has surprised.
+    `cumulative`: `draw_weights(buffer, share)`, computed here when not given."""
+    if cumulative is None:
+        cumulative = draw_weights(buffer, share)
+    # Inverse transform: one uniform draw a row, its place in the cumulative weights.
+    points = jax.random.uniform(key, (batch,)) * cumulative[-1]
+    rows = jnp.searchsorted(cumulative, points, side="right")
+    return jnp.minimum(rows, jnp.maximum(buffer.size, 1) - 1).astype(jnp.int32)
+
+
+def draw_weights(buffer: ReplayBuffer, share: float) -> jax.Array | None:
+    """float32[capacity]: the cumulative draw weights of `surprising_rows` (flat past the filled
+    rows), one pass over the buffer that every minibatch of an iteration can share; None for
+    share 0 (uniform draws need none)."""
+    if share <= 0:
+        return None
     filled = jnp.arange(buffer.value.shape[0]) < buffer.size
     size = jnp.maximum(buffer.size, 1).astype(jnp.float32)
     surprise = jnp.where(filled, jnp.maximum(buffer.surprise, 0.0), 0.0)
@@ -143,8 +170,4 @@ def surprising_rows(buffer: ReplayBuffer, key: jax.Array, batch: int, share: flo
     weight = jnp.where(
         total > 0, (1 - share) / size + share * surprise / jnp.maximum(total, 1e-30), 1.0 / size
     )
-    cumulative = jnp.cumsum(jnp.where(filled, weight, 0.0))
-    # Inverse transform: one uniform draw a row, its place in the cumulative weights.
-    points = jax.random.uniform(key, (batch,)) * cumulative[-1]
-    rows = jnp.searchsorted(cumulative, points, side="right")
-    return jnp.minimum(rows, jnp.maximum(buffer.size, 1) - 1).astype(jnp.int32)
+    return jnp.cumsum(jnp.where(filled, weight, 0.0))
