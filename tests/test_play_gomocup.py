@@ -299,6 +299,21 @@ def test_a_move_has_its_time_less_what_its_command_took_before_the_search(
     assert asked[-1] == pytest.approx((0.2, 0.7))
 
 
+def test_without_simulations_a_timed_move_searches_what_fits_and_an_untimed_one_64(agents):
+    """The brain's own clock (counts, on a fake clock): without --simulations, no time limit
+    searches 64, and timeout_turn 10 s what fits half of it, far past 64 (a cap of 64 once left
+    most of a clock unspent)."""
+    agent = FakeTimeAgent(agents.get("gomoku", 9).game)
+    engine = GomocupEngine(OnlyAgent(agent), timed_search="counts")
+    engine.clock.now = agent.now
+    talk(engine, "START 9\n")
+    assert agent.searched == [1, 4, 16, 64, 256]  # timed at START, up to a second
+    talk(engine, "BEGIN\n")
+    assert agent.searched[-1] == 64
+    talk(engine, "INFO timeout_turn 10000\nTURN 8,8\nTURN 7,7\n")
+    assert agent.searched[-2:] == [1024, 4096]
+
+
 def test_every_move_fits_timeout_turn_on_a_fake_clock(agents):
     """The counts clock, --simulations 4096 and timeout_turn 500: START compiles and times the
     counts (outside any move), no move searches past the limit, and the moves use the largest

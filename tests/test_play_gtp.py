@@ -253,6 +253,26 @@ def test_every_genmove_fits_its_budget_on_a_fake_clock(agents):
     assert agent.searched[5:] == [256] * 6
 
 
+def test_without_simulations_a_timed_genmove_searches_what_fits_and_an_untimed_one_64(agents):
+    """The engine's own clock (counts, on a fake clock: a search 2 ms + 1 ms a simulation):
+    without --simulations, a move without a time limit searches 64, and one with 10 s searches
+    what fits half of it, far past 64 (an engine once capped its timed moves at 64 and left most
+    of a clock unspent); with --simulations 16, 16 either way."""
+    agent = FakeTimeAgent(agents.get("hex", 5).game)
+    engine = GtpEngine(OnlyAgent(agent), 5, timed_search="counts")
+    engine.clock.now = agent.now
+    talk(engine, "boardsize 5\n")
+    assert agent.searched == [1, 4, 16, 64, 256]  # timed at boardsize, up to a second
+    assert talk(engine, "genmove b\n")[0].startswith("= ") and agent.searched[-1] == 64
+    talk(engine, "time_settings 0 10 1\ngenmove w\ngenmove b\n")
+    assert agent.searched[-2:] == [1024, 4096]  # 4096 once 1024 is timed (at most 4 times on)
+    agent = FakeTimeAgent(agents.get("hex", 5).game)
+    engine = GtpEngine(OnlyAgent(agent), 5, simulations=16, timed_search="counts")
+    engine.clock.now = agent.now
+    talk(engine, "boardsize 5\ngenmove b\ntime_settings 0 10 1\ngenmove w\n")
+    assert agent.searched == [1, 4, 16, 16, 16]
+
+
 def test_a_genmove_has_its_time_less_what_came_before_its_search(agents, monkeypatch):
     """The controller times the whole genmove: a search readied inside it (0.4 s here) leaves
     the search the rest of the byo-yomi second."""

@@ -20,10 +20,11 @@ from hexjax.evaluation import engines, hex_solver, puzzles, sgf, solved_openings
 from hexjax.games import applies_only
 from hexjax.play import clock
 from hexjax.play.agent import search_choices
+from hexjax.play.agent_move import MAX_SIMULATIONS
 from hexjax.training import models
 
 DEFAULT_GAMES = 200
-TIMED_SIMULATIONS = 4096  # the most a move may search under --move-time
+TIMED_SIMULATIONS = MAX_SIMULATIONS  # the most a move may search under --move-time, as the engines
 # The flags of the arena games, which the fixed positions (puzzles, solved openings) do not play.
 ARENA_FLAGS = ("games", "opening_plies", "openings", "records")
 MODES = ("all_steps", "elo", "solver_accuracy", "puzzles", "solved_openings")

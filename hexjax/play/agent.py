@@ -225,14 +225,17 @@ def positive_int(text: str) -> int:
     return value
 
 
-def add_agent_flags(parser: argparse.ArgumentParser, simulations: int | None = None) -> None:
-    """The flags every front end shares: which network plays, and how hard it searches."""
+def add_agent_flags(parser: argparse.ArgumentParser, simulations: int | None = None,
+                    simulations_help: str | None = None) -> None:  # fmt: skip
+    """The flags every front end shares: which network plays, and how hard it searches
+    (`simulations_help`: --simulations' help where its default is not one number)."""
     parser.add_argument("--checkpoint", help="play a training run's network (its --workdir)")
     parser.add_argument("--model", help="play the model of this name (default: the game's)")
     parser.add_argument("--model-dir", default=str(models.MODELS_DIR), help="where models are")
     default = f" (default {simulations})" if simulations else ""
+    simulations_help = simulations_help or f"search simulations per move{default}"
     parser.add_argument("--simulations", type=positive_int, default=simulations,
-                        help=f"search simulations per move{default}")  # fmt: skip
+                        help=simulations_help)  # fmt: skip
     parser.add_argument("--considered-actions", type=positive_int,
                         help="Gumbel: root actions considered (default: grows with "
                         "the simulations)")  # fmt: skip

@@ -19,10 +19,11 @@ import collections
 import threading
 import time
 
+from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import State
 from hexjax.play import cores
 from hexjax.play.agent import Agent
-from hexjax.play.agent_move import AgentMove, simulation_count
+from hexjax.play.agent_move import MAX_SIMULATIONS, AgentMove, simulation_count
 from hexjax.play.lasting import LastingSearch
 from hexjax.play.match import Match
 
@@ -41,14 +42,16 @@ TIMED_SEARCHES = ("kept", "fresh", "counts")
 class SearchClock:
     """Picks and times the simulations of each move; one per engine, for all its agents."""
 
-    def __init__(self, most: int, now=time.monotonic, search: str = "kept", solve: bool = True):
+    def __init__(self, most: int, now=time.monotonic, search: str = "kept", solve: bool = True,
+                 untimed: int | None = None):  # fmt: skip
         if search not in TIMED_SEARCHES:
             raise ValueError(f"timed search must be one of {', '.join(TIMED_SEARCHES)}, "
                              f"got {search!r}")  # fmt: skip
         self.now = now  # seconds; tests pass a fake clock
         self.search = search
         self.solve = solve  # the lasting search tries the game's exact solver first
-        self.most = simulation_count(most)
+        self.most = simulation_count(most)  # the most a move searches, with a time limit
+        self.untimed = simulation_count(untimed) if untimed else self.most  # and without one
         self._lasting: dict[int, LastingSearch] = {}  # by agent
         self.counts = [4**k for k in range(8) if 4**k < self.most] + [self.most]
         self._seconds: dict[tuple[int, int], collections.deque] = {}  # (agent, count) -> times
@@ -101,7 +104,7 @@ class SearchClock:
 
     def simulations(self, agent: Agent, budget_s: float | None) -> int:
         if budget_s is None:
-            return self.most
+            return self.untimed
         allowed = SAFETY * budget_s
         fitting = [c for c in self.counts if self.predicted(agent, c) <= allowed]
         return max(fitting, default=self.counts[0])
@@ -128,6 +131,24 @@ class SearchClock:
         with self._lock:
             recent = self._seconds.setdefault((id(agent), count), collections.deque(maxlen=RECENT))
             recent.append(seconds)
+
+
+def engine_clock(simulations: int | None, search: str = "kept", solve: bool = True) -> SearchClock:
+    """The engines' clock: `simulations` (their --simulations) the most a move searches, with a
+    time limit or without; not given, a move without a limit searches PLAY_SIMULATIONS, and one
+    with a limit what fits its time, up to MAX_SIMULATIONS (a cap of 64 there would leave most
+    of a generous clock unspent)."""
+    return SearchClock(
+        simulations or MAX_SIMULATIONS, search=search, solve=solve,
+        untimed=simulations or PLAY_SIMULATIONS,
+    )  # fmt: skip
+
+
+# The engines' --simulations, as `engine_clock` reads it.
+ENGINE_SIMULATIONS_HELP = (
+    f"the most a move searches (default: {PLAY_SIMULATIONS} without a time limit; with one, what "
+    f"fits its time, up to {MAX_SIMULATIONS})"
+)
 
 
 def add_clock_flags(parser, no_solver_help: str) -> None:

@@ -31,7 +31,6 @@ from typing import TextIO
 import numpy as np
 
 import hexjax
-from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import Gomoku
 from hexjax.play import clock, compile_cache, cores, interrupts, pondering
 from hexjax.play.agent import Agent, Agents, add_agent_flags, search_choices
@@ -65,10 +64,7 @@ class GomocupEngine:
         self.ponder = ponder  # think on the opponent's time, after each move of the brain
         self.pondered = 0  # simulations grown on the opponent's time
         self._after_own_move = None  # (agent, position) to ponder, after the brain's move
-        # The most per move; under a time limit, what fits.
-        self.clock = clock.SearchClock(
-            simulations or PLAY_SIMULATIONS, search=timed_search, solve=solve
-        )
+        self.clock = clock.engine_clock(simulations, timed_search, solve)
         self.rule = rule
         self.size: int | None = None  # set by START
         self.match: Match | None = None  # None: a new game starts at the next command
@@ -310,7 +306,7 @@ def _action(x: int, y: int, size: int) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_agent_flags(parser, PLAY_SIMULATIONS)  # the most a move; time limits may cut it
+    add_agent_flags(parser, simulations_help=clock.ENGINE_SIMULATIONS_HELP)
     clock.add_clock_flags(parser, "under a time limit, no search for a win by continuous threats "
                           "(beside the search, or first in a quarter of the move when it has one "
                           "core) and no screen of the searched move")  # fmt: skip

@@ -26,7 +26,6 @@ from collections.abc import Callable
 from typing import TextIO
 
 import hexjax
-from hexjax.alphazero.search import PLAY_SIMULATIONS
 from hexjax.games import GameConfig
 from hexjax.play import clock, compile_cache, cores, interrupts, pondering
 from hexjax.play.agent import Agents, add_agent_flags, search_choices
@@ -54,10 +53,7 @@ class GtpEngine:
         self.ponder = ponder  # think on the opponent's time, after each genmove
         self.pondered = 0  # simulations grown on the opponent's time
         self._after_own_move = None  # the position to ponder, after a genmove
-        # The most per move; under a time limit, what fits.
-        self.clock = clock.SearchClock(
-            simulations or PLAY_SIMULATIONS, search=timed_search, solve=solve
-        )
+        self.clock = clock.engine_clock(simulations, timed_search, solve)
         self.agent = agents.get("hex", size, swap=swap)  # ModelError if there is none
         self.match = Match(self.agent.game)
         self.time = TimeControl()
@@ -294,7 +290,7 @@ def _hex(size: int, swap: bool) -> GameConfig:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_agent_flags(parser)
+    add_agent_flags(parser, simulations_help=clock.ENGINE_SIMULATIONS_HELP)
     parser.add_argument("--size", type=int, help="first board size (HexGui sets its own)")
     parser.add_argument("--swap", action="store_true", help="play with the swap rule")
     clock.add_clock_flags(parser, "under a time limit, no exact solver (Hex up to 7x7 tries to "
