@@ -20,7 +20,7 @@ from support.play_models import (
 )
 
 import hexjax
-from hexjax.play import Agents
+from hexjax.play import Agents, gomocup
 from hexjax.play.clock import SearchClock
 from hexjax.play.gomocup import GomocupEngine, rule_name
 from hexjax.play.match import Match
@@ -312,6 +312,23 @@ def test_without_simulations_a_timed_move_searches_what_fits_and_an_untimed_one_
     assert agent.searched[-1] == 64
     talk(engine, "INFO timeout_turn 10000\nTURN 8,8\nTURN 7,7\n")
     assert agent.searched[-2:] == [1024, 4096]
+
+
+def test_the_command_leaves_the_count_to_the_clock_unless_asked(model_dir, monkeypatch):
+    """hexjax-gomocup's own flags: without --simulations a move without a limit searches 64 and
+    one with a limit up to 4096 (the command once passed 64, capping both); --simulations 16
+    caps both."""
+    clocks = []
+
+    class Built(GomocupEngine):
+        def run(self, stdin, stdout):
+            clocks.append((self.clock.untimed, self.clock.most))
+
+    monkeypatch.setattr(gomocup, "GomocupEngine", Built)
+    argv = ["--model", "gomoku9", "--model-dir", str(model_dir), "--search-cores", "all"]
+    assert gomocup.main(argv) == 0
+    assert gomocup.main([*argv, "--simulations", "16"]) == 0
+    assert clocks == [(64, 4096), (16, 16)]
 
 
 def test_every_move_fits_timeout_turn_on_a_fake_clock(agents):

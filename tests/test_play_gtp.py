@@ -16,7 +16,7 @@ from support.play_models import (
     make_tiny_model,
 )
 
-from hexjax.play import Agents
+from hexjax.play import Agents, gtp
 from hexjax.play.clock import SearchClock
 from hexjax.play.gtp import GtpEngine, TimeControl, main
 
@@ -271,6 +271,25 @@ def test_without_simulations_a_timed_genmove_searches_what_fits_and_an_untimed_o
     engine.clock.now = agent.now
     talk(engine, "boardsize 5\ngenmove b\ntime_settings 0 10 1\ngenmove w\n")
     assert agent.searched == [1, 4, 16, 16, 16]
+
+
+def test_the_command_leaves_the_count_to_the_clock_unless_asked(model_dir, monkeypatch):
+    """hexjax-gtp's own flags: without --simulations a genmove without a limit searches 64 and
+    one with a limit up to 4096; --simulations 16 caps both."""
+    clocks = []
+
+    class Built(GtpEngine):
+        def prepare(self):
+            pass
+
+        def run(self, stdin, stdout):
+            clocks.append((self.clock.untimed, self.clock.most))
+
+    monkeypatch.setattr(gtp, "GtpEngine", Built)
+    argv = ["--model", "hex5", "--model-dir", str(model_dir), "--search-cores", "all"]
+    assert main(argv) == 0
+    assert main([*argv, "--simulations", "16"]) == 0
+    assert clocks == [(64, 4096), (16, 16)]
 
 
 def test_a_genmove_has_its_time_less_what_came_before_its_search(agents, monkeypatch):
