@@ -6,6 +6,7 @@ import json
 import pytest
 
 from hexjax.commands import learning_efficiency as efficiency
+from hexjax.training import loop, restore
 
 TINY = ["--preset", "tiny", "--board", "3", "--quiet"]
 
@@ -39,6 +40,24 @@ def test_two_seeds_trained_evaluated_tabled_then_reused(tmp_path, capsys, monkey
     again = [*argv[:dashes], "--games", "4", *argv[dashes:]]  # another evaluation: played
     assert efficiency.main(again) == 3
     assert "--games" in evaluated[0] and evaluated[0][evaluated[0].index("--games") + 1] == "4"
+
+
+def test_a_long_run_keeps_its_evenly_spaced_checkpoints(tmp_path, monkeypatch):
+    """train.py also saves every few minutes; a benchmark run longer than that must still keep
+    the steps it evaluates (here every iteration seems to take an hour)."""
+    hours = iter(range(0, 10**6, 3600))
+
+    class SlowClock:
+        @staticmethod
+        def monotonic():
+            return next(hours)
+
+    monkeypatch.setattr(loop, "time", SlowClock)
+    monkeypatch.setattr(efficiency.evaluate, "main", lambda argv: 0)
+    argv = ["--recipe", "plain=", "--seeds", "0", "--iterations", "4", "--points", "2",
+            "--out", str(tmp_path), "--", *TINY]  # fmt: skip
+    efficiency._train(efficiency.parse(argv)[0], TINY, 0, tmp_path / "plain-s0")
+    assert restore.checkpoint_steps(tmp_path / "plain-s0") == [2, 4]
 
 
 def test_a_run_stopped_part_way_is_resumed_for_the_rest(tmp_path, monkeypatch):

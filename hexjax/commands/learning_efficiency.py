@@ -31,6 +31,9 @@ from hexjax.training import restore
 from hexjax.training.checkpoint import CheckpointError
 from hexjax.training.run_dir import RunDir
 
+# Saves by the clock off: a run longer than train.py's few minutes would otherwise save between
+# the evenly spaced steps, and keeping the last --points + 1 would drop the early ones.
+NO_TIMED_SAVES = 10**6  # minutes
 RECORD = "efficiency.json"  # each run's evaluate.py --all-steps record, in its workdir
 
 
@@ -66,7 +69,8 @@ def parse(argv) -> tuple[argparse.Namespace, list[str]]:
     if len(set(args.seeds)) != len(args.seeds):
         parser.error("--seeds must differ")
     owned = {"--seed", "--iterations", "--workdir", "--checkpoint-every", "--keep-checkpoints",
-             "--eval-every", "--cpu-devices", "--resume", "--minutes"}  # fmt: skip
+             "--checkpoint-minutes", "--eval-every", "--cpu-devices", "--resume",
+             "--minutes"}  # fmt: skip
     for flags in [shared, *args.recipes.values()]:
         taken = owned.intersection(flag.partition("=")[0] for flag in flags)
         if taken:
@@ -109,7 +113,8 @@ def _train(args, flags: list[str], seed: int, workdir: pathlib.Path) -> int:
     return train.main([
         *flags, *budget, "--seed", str(seed), "--workdir", str(workdir),
         "--checkpoint-every", str(every), "--keep-checkpoints", str(args.points + 1),
-        "--eval-every", "0", "--cpu-devices", str(args.cpu_devices),
+        "--checkpoint-minutes", str(NO_TIMED_SAVES), "--eval-every", "0",
+        "--cpu-devices", str(args.cpu_devices),
     ])  # fmt: skip
 
 
