@@ -11,10 +11,11 @@ import pytest
 
 import hexjax
 from hexjax.commands import evaluate as evaluate_command
-from hexjax.commands import search_scaling
+from hexjax.commands import evaluate_flags, search_scaling
 from hexjax.commands import train as train_command
 from hexjax.evaluation import puzzles
 from hexjax.evaluation.scores import summarize
+from hexjax.play.clock import engine_clock
 from hexjax.training import restore
 
 FAKE_GTP = f"{sys.executable} {pathlib.Path(__file__).parent / 'support' / 'fake_gtp_engine.py'}"
@@ -172,6 +173,20 @@ def test_under_a_move_time_the_agent_searches_what_fits_up_to_its_simulations(ti
         written = tiny_run / "records" / f"{evaluate_command._file_name(f'gtp:{FAKE_GTP}')}.txt"
         records[name] = written.read_text()
     assert records["fresh"] == records["counts"] == records["untimed"]
+
+
+def test_the_timed_agent_searches_up_to_what_the_engines_do_unless_told():
+    """evaluate's agent goes by the engines' default (64 without a clock, up to 4096 under one),
+    so a timed row measures the engines as they play; --simulations caps both."""
+    untimed, timed = engine_clock(None).untimed, engine_clock(None).most
+    assert (untimed, timed) == (64, 4096)
+    argv = ["--model", "hex7", "--opponent", "random"]
+    assert evaluate_flags.parse(argv).agent.simulations == untimed
+    assert evaluate_flags.parse([*argv, "--move-time", "0.5"]).agent.simulations == timed
+    assert (
+        evaluate_flags.parse([*argv, "--move-time", "0.5", "--simulations", "16"]).agent.simulations
+        == 16
+    )
 
 
 def test_a_model_from_another_directory(tiny_run, tmp_path, capsys):

@@ -20,11 +20,9 @@ from hexjax.evaluation import engines, hex_solver, puzzles, sgf, solved_openings
 from hexjax.games import applies_only
 from hexjax.play import clock
 from hexjax.play.agent import search_choices
-from hexjax.play.agent_move import MAX_SIMULATIONS
 from hexjax.training import models
 
 DEFAULT_GAMES = 200
-TIMED_SIMULATIONS = MAX_SIMULATIONS  # the most a move may search under --move-time, as the engines
 # The flags of the arena games, which the fixed positions (puzzles, solved openings) do not play.
 ARENA_FLAGS = ("games", "opening_plies", "openings", "records")
 MODES = ("all_steps", "elo", "solver_accuracy", "puzzles", "solved_openings")
@@ -222,8 +220,8 @@ def _check(args) -> None:
     _check_mode_flags(args)
     args.simulations_given = args.simulations is not None
     args.games = DEFAULT_GAMES if args.games is None else args.games
-    default_simulations = TIMED_SIMULATIONS if args.move_time else PLAY_SIMULATIONS
-    args.simulations = default_simulations if args.simulations is None else args.simulations
+    if args.simulations is None:
+        args.simulations = clock.default_simulations(timed=bool(args.move_time))
     if args.games < 2 or args.games % 2:
         raise ValueError(f"--games must be even and at least 2, got {args.games}")
     if args.cpu_devices is not None and args.cpu_devices < 1:

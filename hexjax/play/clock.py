@@ -133,14 +133,19 @@ class SearchClock:
             recent.append(seconds)
 
 
+def default_simulations(timed: bool) -> int:
+    """The most a move searches when no count is given: PLAY_SIMULATIONS without a time limit,
+    and with one what fits its time, up to MAX_SIMULATIONS (a cap of 64 there would leave most
+    of a generous clock unspent). The engines and evaluate's timed agent both go by it."""
+    return MAX_SIMULATIONS if timed else PLAY_SIMULATIONS
+
+
 def engine_clock(simulations: int | None, search: str = "kept", solve: bool = True) -> SearchClock:
     """The engines' clock: `simulations` (their --simulations) the most a move searches, with a
-    time limit or without; not given, a move without a limit searches PLAY_SIMULATIONS, and one
-    with a limit what fits its time, up to MAX_SIMULATIONS (a cap of 64 there would leave most
-    of a generous clock unspent)."""
+    time limit or without; not given, `default_simulations` of each."""
     return SearchClock(
-        simulations or MAX_SIMULATIONS, search=search, solve=solve,
-        untimed=simulations or PLAY_SIMULATIONS,
+        simulations or default_simulations(timed=True), search=search, solve=solve,
+        untimed=simulations or default_simulations(timed=False),
     )  # fmt: skip
 
 
